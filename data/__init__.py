@@ -1,0 +1,1 @@
+"""Data files of the companion; see README.md in this directory."""

@@ -82,6 +82,14 @@ def place_pairs(table, sines, cosines, layout: str):
     ------
     ValueError
         If `layout` is unknown.
+
+    Examples
+    --------
+    >>> sines, cosines = np.array([[0.1, 0.2]]), np.array([[0.9, 0.8]])
+    >>> place_pairs(np.empty((1, 4)), sines, cosines, "interleaved")
+    array([[0.1, 0.9, 0.2, 0.8]])
+    >>> place_pairs(np.empty((1, 4)), sines, cosines, "concatenated")
+    array([[0.1, 0.2, 0.9, 0.8]])
     """
     half = table.shape[-1] // 2
     if check_layout(layout) == "interleaved":

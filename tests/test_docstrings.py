@@ -1,6 +1,7 @@
 """Every public function and class of the companion has a complete numpydoc docstring."""
 
 import importlib
+import inspect
 import pkgutil
 
 import pytest
@@ -39,6 +40,8 @@ def test_every_public_function_documents_its_errors():
     for name in public_objects():
         module_name, _, attribute = name.rpartition(".")
         obj = getattr(importlib.import_module(module_name), attribute)
+        if inspect.isclass(obj) and "__init__" not in vars(obj):
+            continue  # no constructor of its own, so nothing of its own to raise
         if "Raises\n" not in (obj.__doc__ or "") and name not in NO_RAISES:
             missing.append(name)
     assert not missing
@@ -50,4 +53,5 @@ NO_RAISES = {
     "companion.angle_addition.arithmetic_progression",
     "companion.angle_addition.interleaved_table",
     "companion.torch_encoding.round_to_dtype",
+    "companion.tokenization.sentence_splitter",
 }

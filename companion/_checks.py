@@ -116,3 +116,12 @@ def check_last_dim(shape, d_model: int, name: str = "x") -> None:
         raise ValueError(
             f"{name} must have last dimension d_model={d_model}, got shape {tuple(shape)}"
         )
+
+
+def check_offset(offset) -> float:
+    """Return `offset` as a float if it is a finite real number (a shift in positions)."""
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
+        raise TypeError(f"offset must be a finite real number, got {offset!r} of type {type(offset).__name__}")
+    if not math.isfinite(offset):
+        raise ValueError(f"offset must be finite, got {offset}")
+    return float(offset)

@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: book test lab notebooks clean
+.PHONY: book test bench lab notebooks clean
 
 # Requirements are exact pins; the companion is installed editable, on top, without
 # letting its lower bounds move any pin.
@@ -26,6 +26,10 @@ test: $(INSTALLED)
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest --nbval --nbval-current-env notebooks
 	$(MAKE) book
+
+# Speed of the table builders, each chapter's run time and the book build (benchmarks/run.py).
+bench: $(INSTALLED)
+	$(BIN)/python benchmarks/run.py
 
 # Open the chapters in JupyterLab.
 lab: $(INSTALLED)

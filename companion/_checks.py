@@ -18,6 +18,23 @@ LAYOUTS = ("interleaved", "concatenated")
 # are no longer distinct float64 numbers, so such a table would be wrong.
 MAX_EXACT_POSITION = 2**53
 
+# Each narrow floating dtype holds every integer of magnitude below these limits
+# (2**24 + 1 is the first integer float32 cannot hold). Positions stored in such a
+# dtype that reach the limit may already have been rounded (np.arange(2**24, 2**24 + 3,
+# dtype=np.float32) holds 2**24 three times), so they are refused rather than encoded.
+EXACT_INTEGER_LIMITS = {"float16": 2**11, "bfloat16": 2**8, "float32": 2**24}
+
+
+def check_exact_integers(largest: float, dtype_name: str) -> None:
+    """Raise if positions of magnitude `largest`, stored as `dtype_name`, may have been rounded."""
+    limit = EXACT_INTEGER_LIMITS.get(dtype_name)
+    if limit is not None and largest >= limit:
+        raise ValueError(
+            f"positions has dtype {dtype_name}, which holds every integer only below {limit}, "
+            f"but its values reach {largest:g}: positions may already have been rounded. Pass "
+            f"integer positions (np.arange(seq_len) or torch.arange(seq_len)) or float64"
+        )
+
 
 def check_d_model(d_model) -> int:
     """Return `d_model` as an int if it is a positive even integer.
@@ -90,6 +107,8 @@ def check_positions(positions) -> np.ndarray:
     if not np.all(np.isfinite(as_float)):
         bad = array[~np.isfinite(as_float)][0]
         raise ValueError(f"positions must be finite, got {bad}")
+    if array.size and np.issubdtype(array.dtype, np.floating):
+        check_exact_integers(float(np.max(np.abs(as_float))), str(array.dtype))
     if array.size and (array.max() > MAX_EXACT_POSITION or array.min() < -MAX_EXACT_POSITION):
         raise ValueError(
             f"positions must have magnitude at most 2**53 = {MAX_EXACT_POSITION} so "

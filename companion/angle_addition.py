@@ -26,7 +26,11 @@ import math
 
 import numpy as np
 
-__all__ = ["arithmetic_progression", "interleaved_table"]
+__all__ = ["METHODS", "arithmetic_progression", "interleaved_table"]
+
+#: How :func:`interleaved_table` evaluates: angle addition where it can, or one
+#: sine and cosine per entry.
+METHODS = ("auto", "direct")
 
 _COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
@@ -64,7 +68,7 @@ def _sin_plus_i_cos(angles: np.ndarray) -> np.ndarray:
     return np.sin(angles) + 1j * np.cos(angles)
 
 
-def interleaved_table(positions: np.ndarray, omega: np.ndarray, dtype) -> np.ndarray:
+def interleaved_table(positions: np.ndarray, omega: np.ndarray, dtype, *, method: str = "auto") -> np.ndarray:
     """The encoding of `positions` in the interleaved layout, in float32 or float64.
 
     Uses angle addition when `positions` is an arithmetic progression, and
@@ -79,11 +83,19 @@ def interleaved_table(positions: np.ndarray, omega: np.ndarray, dtype) -> np.nda
         Angular frequencies in radians per position.
     dtype : {numpy.float32, numpy.float64}
         Output dtype.
+    method : {"auto", "direct"}, default "auto"
+        ``"direct"`` evaluates one sine and cosine per entry even for a
+        progression (for comparisons and benchmarks).
 
     Returns
     -------
     ndarray, shape (seq_len, d_model), dtype `dtype`
         Column ``2i`` holds ``sin(omega_i p)``, column ``2i + 1`` ``cos(omega_i p)``.
+
+    Raises
+    ------
+    ValueError
+        If `method` is unknown.
 
     Examples
     --------
@@ -93,15 +105,20 @@ def interleaved_table(positions: np.ndarray, omega: np.ndarray, dtype) -> np.nda
     >>> bool(np.allclose(table[:, 0::2], np.sin(angles), rtol=0, atol=1e-14))
     True
     """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     dtype = np.dtype(dtype)
     seq_len, half = positions.size, omega.size
     table = np.empty((seq_len, 2 * half), dtype=dtype)
-    pairs = table.view(_COMPLEX[dtype])  # (seq_len, half): real part = sin, imaginary part = cos
-    progression = arithmetic_progression(positions)
+    progression = arithmetic_progression(positions) if method == "auto" else None
     if progression is None:
-        np.copyto(pairs, _sin_plus_i_cos(positions[:, None] * omega), casting="same_kind")
+        angles = positions[:, None] * omega
+        # float64 sin and cos, each rounded once into the output's columns
+        np.sin(angles, out=table[:, 0::2], casting="same_kind")
+        np.cos(angles, out=table[:, 1::2], casting="same_kind")
         return table
     start, step = progression
+    pairs = table.view(_COMPLEX[dtype])  # (seq_len, half): real part = sin, imaginary part = cos
     block = max(1, math.isqrt(seq_len))
     full_blocks, remainder = divmod(seq_len, block)
     anchors = start + step * block * np.arange(full_blocks + (remainder > 0))

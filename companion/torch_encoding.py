@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ._checks import check_exact_integers
 from .encoding import sinusoidal_encoding
 
 __all__ = ["round_to_dtype", "torch_sinusoidal_encoding"]
@@ -22,6 +23,15 @@ def _check_torch_dtype(dtype) -> torch.dtype:
             f"torch.float64, got {dtype!r}"
         )
     return dtype
+
+
+def _tensor_to_numpy(positions: torch.Tensor):
+    positions = positions.detach().cpu()
+    if positions.dtype in (torch.float16, torch.bfloat16):  # numpy has no bfloat16
+        if positions.numel() and bool(torch.isfinite(positions).all()):
+            check_exact_integers(positions.abs().max().item(), str(positions.dtype).removeprefix("torch."))
+        positions = positions.to(torch.float32)  # exact
+    return positions.numpy()
 
 
 def round_to_dtype(table: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -114,7 +124,7 @@ def torch_sinusoidal_encoding(
     tensor([0.8415, 0.5403, 0.0100, 0.9999])
     """
     if isinstance(positions, torch.Tensor):
-        positions = positions.detach().cpu().numpy()
+        positions = _tensor_to_numpy(positions)
     dtype = _check_torch_dtype(dtype)
     if dtype in _HALF_FORMATS:
         table = sinusoidal_encoding(positions, d_model, base=base, layout=layout, dtype=np.float64)

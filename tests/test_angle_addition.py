@@ -78,3 +78,11 @@ def test_progression_detection_is_exact():
     assert arithmetic_progression(np.array([2.0, 5.0, 8.0])) == (2.0, 3.0)
     assert arithmetic_progression(np.array([4.0])) is None
     assert arithmetic_progression(np.arange(5.0) + [0, 0, 0, 1e-12, 0]) is None
+
+
+def test_direct_method_evaluates_every_entry():
+    positions = np.arange(300, dtype=np.float64)
+    omega = angular_frequencies(16)
+    np.testing.assert_array_equal(interleaved_table(positions, omega, np.float64, method="direct"), direct(positions, omega))
+    with pytest.raises(ValueError, match="method must be one of"):
+        interleaved_table(positions, omega, np.float64, method="fast")

@@ -68,6 +68,8 @@ POSITION_BUILDERS = [
         ([1 + 2j], TypeError, "real numbers"),
         ([2.0**60], ValueError, r"magnitude at most 2\*\*53"),
         (np.array([-(2**62)]), ValueError, r"magnitude at most 2\*\*53"),
+        (np.arange(2**24, 2**24 + 3, dtype=np.float32), ValueError, "dtype float32, which holds every integer only below 16777216"),
+        (np.array([3000.0], dtype=np.float16), ValueError, "dtype float16, which holds every integer only below 2048"),
     ],
 )
 def test_positions_must_be_finite_real_1d(build, positions, error, message):
@@ -117,3 +119,22 @@ def test_module_arguments(kwargs, message):
 def test_reference_digits():
     with pytest.raises(ValueError, match="digits must be at least 20"):
         reference_encoding([0], 4, digits=10)
+
+
+@pytest.mark.parametrize(
+    "positions, message",
+    [(torch.arange(250, 260, dtype=torch.bfloat16), "dtype bfloat16, which holds every integer only below 256"),
+     (torch.tensor([3000.0], dtype=torch.float16), "dtype float16, which holds every integer only below 2048"),
+     (torch.tensor([2.0**25], dtype=torch.float32), "dtype float32, which holds every integer only below 16777216")],
+)
+def test_torch_positions_beyond_their_dtype_are_refused(positions, message):
+    with pytest.raises(ValueError, match=message):
+        torch_sinusoidal_encoding(positions, 8)
+
+
+def test_narrow_positions_within_their_range_are_accepted():
+    expected = sinusoidal_encoding(np.arange(200), 8)
+    for dtype in (torch.bfloat16, torch.float16, torch.float32):
+        np.testing.assert_array_equal(
+            torch_sinusoidal_encoding(torch.arange(200, dtype=dtype), 8, dtype=torch.float64).numpy(), expected
+        )

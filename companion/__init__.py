@@ -10,6 +10,11 @@ source documents' code and figures for comparison.
 (4, 8)
 """
 
+from ._environment import require
+
+require("numpy")
+require("torch")
+
 from .encoding import sinusoidal_encoding
 from .frequencies import angular_frequencies, wavelengths
 from .layouts import LAYOUTS, layout_permutation

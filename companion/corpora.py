@@ -18,6 +18,10 @@ import hashlib
 from importlib.resources import files
 from pathlib import Path
 
+from ._environment import require
+
+require("gensim")
+
 __all__ = [
     "TOY_SENTENCES",
     "TOY_REPETITIONS",

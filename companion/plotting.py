@@ -10,6 +10,10 @@ line style, not by colour alone.
 
 from __future__ import annotations
 
+from ._environment import require
+
+require("matplotlib")
+
 import matplotlib.pyplot as plt
 import numpy as np
 

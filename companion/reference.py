@@ -8,6 +8,10 @@ a float64 ulp (about 1e-16) of the exact encoding of the given positions.
 
 from __future__ import annotations
 
+from ._environment import require
+
+require("mpmath")
+
 import mpmath
 import numpy as np
 

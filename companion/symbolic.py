@@ -6,6 +6,10 @@ place of numbers: the difference simplifies to exactly zero.
 
 from __future__ import annotations
 
+from ._environment import require
+
+require("sympy")
+
 import sympy
 
 __all__ = ["paper_frequency", "symbolic_encoding", "symbolic_rotation"]

@@ -11,6 +11,10 @@ explicitly.  Both give the same result online and offline.
 
 from __future__ import annotations
 
+from ._environment import require
+
+require("nltk")
+
 from nltk.tokenize import word_tokenize
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 

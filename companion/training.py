@@ -15,6 +15,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from ._environment import require
+
+require("gensim")
+require("nltk")
+
 from gensim.models import Word2Vec
 from nltk.stem import PorterStemmer
 

@@ -1,0 +1,142 @@
+"""Run every chapter as a new Colab user would, from a wheel, in an environment like Colab's.
+
+For each chapter: a fresh directory holding only that notebook, a virtual environment holding
+only Colab's preinstalled packages (tools/colab-preinstalled.txt), and the chapter's own setup
+cell installing gensim and the companion, here from a locally built wheel (the PE_BOOK_INSTALL
+override that only this test sets). The chapter must run without an error, print what the
+committed notebook printed (cells marked NBVAL_IGNORE_OUTPUT or NBVAL_SKIP excepted, as in
+nbval), and leave Colab's numpy and torch in place. Finally a chapter run without the
+companion must stop with a message and no traceback.
+
+Usage: python tools/simulate_colab.py [notebooks/NN_name.ipynb ...]   (default: every chapter)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PREINSTALLED = ROOT / "tools" / "colab-preinstalled.txt"
+KEPT_PACKAGES = ("numpy", "torch")
+
+RUNNER = """
+import sys, nbformat
+from nbclient import NotebookClient
+path = sys.argv[1]
+notebook = nbformat.read(path, as_version=4)
+NotebookClient(notebook, timeout=900, allow_errors=True, record_timing=False,
+               resources={"metadata": {"path": sys.argv[2]}}).execute()
+nbformat.write(notebook, path)
+"""
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, check=True, text=True, capture_output=True, **kwargs)
+
+
+def frozen(python: Path) -> dict[str, str]:
+    """Installed distributions: name -> version, or -> source for "name @ url" installs."""
+    installed = {}
+    for line in run([str(python), "-m", "pip", "freeze", "--all"]).stdout.splitlines():
+        separator = "==" if "==" in line else " @ " if " @ " in line else None
+        if separator:
+            name, version = line.split(separator, 1)
+            installed[name.strip()] = version.strip()
+    return installed
+
+
+def text_outputs(cell) -> list[str]:
+    texts = []
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            texts.append(f"{output['name']}: {''.join(output['text'])}")
+        elif output["output_type"] in ("execute_result", "display_data") and "text/plain" in output["data"]:
+            texts.append("".join(output["data"]["text/plain"]))
+    return texts
+
+
+def compared(cell) -> bool:
+    source = "".join(cell["source"])
+    return cell["cell_type"] == "code" and "NBVAL_IGNORE_OUTPUT" not in source and "NBVAL_SKIP" not in source
+
+
+def problems_with(executed_path: Path, committed_path: Path) -> list[str]:
+    executed = json.loads(executed_path.read_text())["cells"]
+    committed = json.loads(committed_path.read_text())["cells"]
+    problems = []
+    for index, (ran, stored) in enumerate(zip(executed, committed)):
+        for output in ran.get("outputs", []):
+            if output["output_type"] == "error":
+                problems.append(f"cell {index}: {output['ename']}: {output['evalue']}")
+        if index > 0 and compared(stored) and text_outputs(ran) != text_outputs(stored):
+            problems.append(f"cell {index}: output differs from the committed notebook:\n"
+                            f"  got      {text_outputs(ran)!r:.300}\n  expected {text_outputs(stored)!r:.300}")
+    return problems
+
+
+def execute(python: Path, notebook: Path, workdir: Path, env: dict) -> Path:
+    workdir.mkdir()
+    copy = workdir / notebook.name
+    shutil.copy(notebook, copy)
+    runner = workdir.parent / "runner.py"
+    runner.write_text(RUNNER)
+    subprocess.run([str(python), str(runner), str(copy), str(workdir)], check=True, env=env, cwd=workdir)
+    return copy
+
+
+def main(notebooks: list[Path]) -> int:
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="colab-") as scratch:
+        scratch = Path(scratch)
+        start = time.perf_counter()
+        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(scratch / "dist"), str(ROOT)])
+        wheel = next((scratch / "dist").glob("*.whl"))
+        run([sys.executable, "-m", "venv", str(scratch / "colab")])
+        python = scratch / "colab" / "bin" / "python"
+        run([str(python), "-m", "pip", "install", "--quiet", "-r", str(PREINSTALLED)])
+        baseline = frozen(python)
+        print(f"Colab-like environment ready in {time.perf_counter() - start:.0f} s "
+              f"(numpy {baseline['numpy']}, torch {baseline['torch']}); companion wheel {wheel.name}")
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
+        env["PATH"] = f"{python.parent}{os.pathsep}{env['PATH']}"
+        for notebook in notebooks:
+            began = time.perf_counter()
+            executed = execute(python, notebook, scratch / notebook.stem, {**env, "PE_BOOK_INSTALL": str(wheel)})
+            problems = problems_with(executed, notebook)
+            after = frozen(python)
+            for package in KEPT_PACKAGES:
+                if after.get(package) != baseline[package]:
+                    problems.append(f"{package} was replaced: {baseline[package]} -> {after.get(package)}")
+            if "positional-encoding-companion" not in after:
+                problems.append("the setup cell did not install the companion")
+            added = sorted(set(after) - set(baseline))
+            if added:
+                run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", *added])
+            status = "ok" if not problems else "FAILED"
+            print(f"{notebook.name:36s} {status} in {time.perf_counter() - began:.0f} s (installed {len(added)} packages)")
+            failures += [f"{notebook.name}: {problem}" for problem in problems]
+        # Without the companion (not in Colab, no override), a chapter stops with a message.
+        executed = execute(python, notebooks[0], scratch / "without-companion", env)
+        outputs = json.loads(executed.read_text())["cells"][0]["outputs"]
+        errors = [output for output in outputs if output["output_type"] == "error"]
+        if not (errors and errors[0]["ename"] == "SystemExit"
+                and "needs the book's companion package" in errors[0]["evalue"]
+                and not any("File " in line or "Traceback" in line for line in errors[0]["traceback"])):
+            failures.append(f"without the companion, the first cell did not stop with a plain message: {outputs!r:.500}")
+        else:
+            print(f"without the companion: stops with the message {errors[0]['evalue']!r:.90}...")
+    for failure in failures:
+        print("FAILURE:", failure)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    chosen = [Path(argument).resolve() for argument in sys.argv[1:]]
+    sys.exit(main(chosen or sorted((ROOT / "notebooks").glob("*.ipynb"))))

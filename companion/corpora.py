@@ -20,8 +20,6 @@ from pathlib import Path
 
 from ._environment import require
 
-require("gensim")
-
 __all__ = [
     "TOY_SENTENCES",
     "TOY_REPETITIONS",
@@ -122,6 +120,7 @@ def toy_corpus_text(path=None) -> str:
 
 
 def _gensim_test_file(name: str) -> Path:
+    require("gensim")  # here, not at import: the toy corpus needs no gensim
     from gensim.test.utils import datapath
 
     return Path(datapath(name))

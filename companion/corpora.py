@@ -25,7 +25,7 @@ __all__ = [
     "TOY_REPETITIONS",
     "toy_corpus_text",
     "text8_head_sentences",
-    "wordsim353_path",
+    "wordsim353_pairs",
     "read_verified",
 ]
 
@@ -159,13 +159,13 @@ def text8_head_sentences(path=None) -> list[list[str]]:
     return [line.split() for line in text.splitlines() if line.strip()]
 
 
-def wordsim353_path() -> Path:
-    """Path of gensim's copy of WordSim-353, after checking its SHA-256.
+def wordsim353_pairs() -> list[tuple[str, str, str]]:
+    """The WordSim-353 pairs from gensim's copy, after checking its SHA-256.
 
     Returns
     -------
-    pathlib.Path
-        A tab-separated file: word, word, mean human rating (0 to 10).
+    list of (str, str, str)
+        353 tuples: word, word, mean human rating (0 to 10) as written in the file.
 
     Raises
     ------
@@ -174,9 +174,9 @@ def wordsim353_path() -> Path:
 
     Examples
     --------
-    >>> wordsim353_path().name
-    'wordsim353.tsv'
+    >>> pairs = wordsim353_pairs()
+    >>> len(pairs), pairs[1]
+    (353, ('tiger', 'cat', '7.35'))
     """
-    path = _gensim_test_file("wordsim353.tsv")
-    read_verified(path, WORDSIM353_SHA256, _RESTORE_GENSIM)
-    return path
+    text = read_verified(_gensim_test_file("wordsim353.tsv"), WORDSIM353_SHA256, _RESTORE_GENSIM).decode("utf-8")
+    return [tuple(line.split("\t")) for line in text.splitlines() if line.strip() and not line.startswith("#")]

@@ -25,7 +25,7 @@ from gensim.models import Word2Vec
 from nltk.stem import PorterStemmer
 
 from ._checks import check_count
-from .corpora import wordsim353_path
+from .corpora import wordsim353_pairs
 
 __all__ = ["SOURCE_SETTINGS", "UnknownWordError", "train_word2vec", "word_vector", "wordsim353_scores"]
 
@@ -153,15 +153,6 @@ def word_vector(model, word: str) -> np.ndarray:
     return np.asarray(vectors[word], dtype=np.float64)
 
 
-def _wordsim353_pairs(stem: bool) -> list[tuple[str, str, str]]:
-    lines = wordsim353_path().read_text(encoding="utf-8").splitlines()
-    pairs = [tuple(line.split("\t")) for line in lines if line.strip() and not line.startswith("#")]
-    if stem:
-        stemmer = PorterStemmer().stem
-        pairs = [(stemmer(first), stemmer(second), score) for first, second, score in pairs]
-    return pairs
-
-
 def wordsim353_scores(model, *, stem: bool = False) -> dict:
     """How well the model's similarities agree with human ratings (WordSim-353).
 
@@ -193,7 +184,10 @@ def wordsim353_scores(model, *, stem: bool = False) -> dict:
     99.4
     """
     vectors = getattr(model, "wv", model)
-    pairs = _wordsim353_pairs(stem)
+    pairs = wordsim353_pairs()
+    if stem:
+        stemmer = PorterStemmer().stem
+        pairs = [(stemmer(first), stemmer(second), score) for first, second, score in pairs]
     if not any(first in vectors.key_to_index and second in vectors.key_to_index for first, second, _ in pairs):
         # gensim refuses to score a model that knows no pair; report it as unscorable
         return {"spearman": math.nan, "pearson": math.nan, "oov_percent": 100.0}

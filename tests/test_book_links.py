@@ -2,15 +2,13 @@
 
 import json
 import re
-import sys
 import tomllib
 from pathlib import Path
 
 import yaml
+from book_links import colab_link, colab_url, companion_version, repository, setup_cell_source
 
 ROOT = Path(__file__).parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from book_links import colab_link, colab_url, companion_version, repository, setup_cell_source  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

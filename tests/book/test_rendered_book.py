@@ -4,15 +4,12 @@ Each page is visited once (the `visits` fixture); the tests check what the visit
 A screenshot of every chapter is saved to _build/screenshots/ for review.
 """
 
-import sys
 from urllib.parse import urlparse
 
 import pytest
+from book_links import colab_url, repository
 
-from .conftest import ROOT, book_pages
-
-sys.path.insert(0, str(ROOT / "tools"))
-from book_links import colab_url, repository  # noqa: E402
+from .conftest import book_pages
 
 PAGES = book_pages()
 CHAPTERS = [page for page in PAGES if page.startswith("notebooks/")]

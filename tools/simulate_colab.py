@@ -53,11 +53,20 @@ def frozen(python: Path) -> dict[str, str]:
 
 
 def text_outputs(cell) -> list[str]:
-    texts = []
+    """The cell's text outputs; consecutive chunks of one stream are joined, as nbval does
+    (how a kernel splits a stream into messages depends on when it flushes)."""
+    texts, last_stream = [], None
     for output in cell.get("outputs", []):
         if output["output_type"] == "stream":
-            texts.append(f"{output['name']}: {''.join(output['text'])}")
-        elif output["output_type"] in ("execute_result", "display_data") and "text/plain" in output["data"]:
+            text = "".join(output["text"])
+            if last_stream == output["name"]:
+                texts[-1] += text
+            else:
+                texts.append(f"{output['name']}: {text}")
+            last_stream = output["name"]
+            continue
+        last_stream = None
+        if output["output_type"] in ("execute_result", "display_data") and "text/plain" in output["data"]:
             texts.append("".join(output["data"]["text/plain"]))
     return texts
 

@@ -11,8 +11,12 @@ MATHJAX := book/_static/mathjax/tex-mml-chtml.js
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# Strict nbval: every chapter re-executed and every output compared with the committed one.
+NBVAL := $(BIN)/python -m pytest --nbval --nbval-current-env -p no:cacheprovider notebooks
+
 .DEFAULT_GOAL := book
-.PHONY: book test unit-tests browser-tests colab-tests bench lab notebooks clean
+.PHONY: book test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests \
+	bench lab notebooks clean
 
 # Requirements are exact pins; the companion is installed editable, on top, without
 # letting its lower bounds move any pin.
@@ -31,18 +35,31 @@ $(MATHJAX): $(NODE_MODULES)
 	mkdir -p book/_static
 	cp -r node_modules/mathjax/es5 book/_static/mathjax
 
-# Executes every chapter and writes _build/html; any warning fails the build.
+# Writes _build/html from the chapters and their committed outputs (which `make test`
+# re-derives by executing every chapter); any warning fails the build.
 book: $(INSTALLED) $(MATHJAX)
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
-# Everything: the companion's tests and doctests, every chapter re-executed against its
-# stored outputs (nbval, strict), the book build, the rendered book in a browser, and every
-# chapter run as a new Colab user would.
-test: unit-tests book browser-tests colab-tests
+# Everything: the companion's tests and doctests; every chapter re-executed against its
+# stored outputs (strict nbval) here, on an emulated plainer CPU and with every core busy;
+# the book build; the rendered book in a browser; every chapter run as a new Colab user would.
+test: unit-tests notebook-tests browser-tests colab-tests
 
 unit-tests: $(INSTALLED) $(NODE_MODULES)
 	$(BIN)/python -m pytest --ignore=tests/book
-	$(BIN)/python -m pytest --nbval --nbval-current-env notebooks
+
+notebook-tests: nbval nbval-emulated nbval-loaded
+
+nbval: $(INSTALLED)
+	$(NBVAL)
+
+# OpenBLAS's Sandybridge kernels, torch's scalar kernels, one thread, no AVX-512 in numpy.
+nbval-emulated: $(INSTALLED)
+	$(BIN)/python tools/cpu_conditions.py emulated -- $(NBVAL)
+
+# One busy process per core for as long as the chapters run: no output may depend on timing.
+nbval-loaded: $(INSTALLED)
+	$(BIN)/python tools/cpu_conditions.py loaded -- $(NBVAL)
 
 browser-tests: book $(CHROMIUM)
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/book
@@ -54,7 +71,8 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium
 
-# Speed of the table builders, each chapter's run time and the book build (benchmarks/run.py).
+# Speed of the table builders over fresh processes, each chapter's run time and the book build;
+# the only place speed targets are asserted (benchmarks/run.py).
 bench: $(INSTALLED) $(MATHJAX)
 	$(BIN)/python benchmarks/run.py
 

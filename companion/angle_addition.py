@@ -10,8 +10,11 @@ into an *anchor* ``a`` (a multiple of a block of ``B`` steps) and an
     \cos(\omega(a + b)) = \cos\omega a \cos\omega b - \sin\omega a \sin\omega b
 
 (the rotation :math:`R(a + b) = R(a) R(b)` of the linearity proof) give the
-whole table from the sines and cosines of about ``2 sqrt(seq_len)`` anchors
-and offsets, all computed directly in float64.  Written as one complex
+whole table from the sines and cosines of about ``sqrt(seq_len)`` anchors
+and ``sqrt(seq_len)`` offsets.  Anchors and offsets are themselves built the
+same way, one level down, from about ``4 seq_len ** (1/4)`` sines and cosines
+evaluated directly in float64, since a direct evaluation costs far more than
+a multiplication.  Written as one complex
 product per entry, ``(sin a + i cos a)(cos b - i sin b) = sin(a+b) + i cos(a+b)``,
 whose real and imaginary parts land side by side in memory: the paper's
 interleaved layout.  Products are formed in float64 (complex128) and each is
@@ -26,11 +29,16 @@ import math
 
 import numpy as np
 
-__all__ = ["METHODS", "arithmetic_progression", "interleaved_table"]
+from ._checks import check_count
+
+__all__ = ["METHODS", "arithmetic_progression", "directly_evaluated_rows", "interleaved_table"]
 
 #: How :func:`interleaved_table` evaluates: angle addition where it can, or one
 #: sine and cosine per entry.
 METHODS = ("auto", "direct")
+
+# Progressions this short are cheaper to evaluate directly than to compose.
+_DIRECT = 4
 
 _COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
@@ -64,8 +72,70 @@ def arithmetic_progression(positions: np.ndarray):
     return None
 
 
-def _sin_plus_i_cos(angles: np.ndarray) -> np.ndarray:
-    return np.sin(angles) + 1j * np.cos(angles)
+def _expi(angles: np.ndarray) -> np.ndarray:
+    """``cos(angles) + i sin(angles)``, evaluated directly in float64."""
+    return np.cos(angles) + 1j * np.sin(angles)
+
+
+def _progression_phases(omega: np.ndarray, start: float, step: float, count: int) -> np.ndarray:
+    """``exp(i omega (start + step k))`` for ``k = 0 .. count - 1``, shape (count, omega.size), complex128.
+
+    Recursively by angle addition, ``k = coarse + fine`` with ``fine < isqrt(count)``,
+    down to progressions of at most ``_DIRECT`` terms, which are evaluated
+    directly: about ``4 count ** (1/4)`` direct rows and at most
+    ``log2(log2(count))`` float64 products per value.
+    """
+    if count <= _DIRECT:
+        return _expi((start + step * np.arange(count))[:, None] * omega)
+    fine_count = math.isqrt(count)
+    coarse_count = -(-count // fine_count)
+    fine = _progression_phases(omega, 0.0, step, fine_count)
+    coarse = _progression_phases(omega, start, step * fine_count, coarse_count)
+    return (coarse[:, None, :] * fine[None, :, :]).reshape(-1, omega.size)[:count]
+
+
+def _phase_rows(count: int) -> int:
+    """Rows :func:`_progression_phases` evaluates directly for a progression of `count` terms."""
+    if count <= _DIRECT:
+        return count
+    fine_count = math.isqrt(count)
+    return _phase_rows(fine_count) + _phase_rows(-(-count // fine_count))
+
+
+def directly_evaluated_rows(seq_len: int) -> int:
+    """How many rows of sines and cosines :func:`interleaved_table` evaluates directly.
+
+    For an arithmetic progression of `seq_len` positions, the other rows are
+    products; for anything else (or fewer than two positions), every row is
+    evaluated directly.
+
+    Parameters
+    ----------
+    seq_len : int
+        Number of positions in the progression; non-negative.
+
+    Returns
+    -------
+    int
+        Rows of ``d_model // 2`` sines and cosines computed with ``np.sin``
+        and ``np.cos``; the rest of the table costs one complex
+        multiplication per (sin, cos) pair.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If `seq_len` is not a non-negative integer.
+
+    Examples
+    --------
+    >>> directly_evaluated_rows(1000), directly_evaluated_rows(4096)
+    (22, 24)
+    """
+    seq_len = check_count(seq_len, "seq_len")
+    if seq_len < 2:
+        return seq_len
+    block = max(1, math.isqrt(seq_len))
+    return _phase_rows(-(-seq_len // block)) + _phase_rows(block)
 
 
 def interleaved_table(positions: np.ndarray, omega: np.ndarray, dtype, *, method: str = "auto") -> np.ndarray:
@@ -121,10 +191,9 @@ def interleaved_table(positions: np.ndarray, omega: np.ndarray, dtype, *, method
     pairs = table.view(_COMPLEX[dtype])  # (seq_len, half): real part = sin, imaginary part = cos
     block = max(1, math.isqrt(seq_len))
     full_blocks, remainder = divmod(seq_len, block)
-    anchors = start + step * block * np.arange(full_blocks + (remainder > 0))
-    at_anchor = _sin_plus_i_cos(anchors[:, None] * omega)  # sin a + i cos a
-    offset_angles = (step * np.arange(block))[:, None] * omega
-    rotation = np.cos(offset_angles) - 1j * np.sin(offset_angles)  # cos b - i sin b
+    # sin a + i cos a = i conj(exp(i a)) at the anchors a = start + step * block * j
+    at_anchor = 1j * np.conj(_progression_phases(omega, start, step * block, full_blocks + (remainder > 0)))
+    rotation = np.conj(_progression_phases(omega, 0.0, step, block))  # cos b - i sin b
     body = pairs[: full_blocks * block].reshape(full_blocks, block, half)
     np.multiply(at_anchor[:full_blocks, None, :], rotation[None, :, :], out=body, casting="same_kind")
     if remainder:

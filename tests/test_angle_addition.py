@@ -86,3 +86,15 @@ def test_direct_method_evaluates_every_entry():
     np.testing.assert_array_equal(interleaved_table(positions, omega, np.float64, method="direct"), direct(positions, omega))
     with pytest.raises(ValueError, match="method must be one of"):
         interleaved_table(positions, omega, np.float64, method="fast")
+
+
+@pytest.mark.parametrize("seq_len", [2, 3, 5, 17, 100, 1000, 4096, 100_003])
+def test_directly_evaluated_rows_counts_the_rows_given_to_sin_and_cos(monkeypatch, seq_len):
+    import companion.angle_addition as angle_addition
+
+    rows = []
+    original = angle_addition._expi
+    monkeypatch.setattr(angle_addition, "_expi", lambda angles: rows.append(angles.shape[0]) or original(angles))
+    interleaved_table(np.arange(seq_len, dtype=np.float64), angular_frequencies(8), np.float64)
+    assert sum(rows) == angle_addition.directly_evaluated_rows(seq_len)
+    assert sum(rows) <= 8 * seq_len**0.25 + 8

@@ -54,6 +54,7 @@ NO_RAISES = {
     "companion.torch_encoding.round_to_dtype",
     "companion.tokenization.sentence_splitter",
     "companion.benchmark.format_benchmark",
+    "companion.benchmark.format_summary",
     "companion.benchmark.one_torch_thread",
     "companion.precision.float32_phase_scale",
 }

@@ -38,6 +38,13 @@ def test_actionlint_would_catch_a_broken_workflow(tmp_path):
     assert 'unexpected key "runs-after"' in result.stdout and 'property "deploymnt" is not defined' in result.stdout
 
 
+def test_only_the_newer_github_runner_labels_are_let_through(tmp_path):
+    misspelt = tmp_path / "misspelt.yml"
+    misspelt.write_text(WORKFLOW.read_text().replace("macos-15]", "macos-51]"))
+    result = actionlint(misspelt)
+    assert result.returncode == 1 and 'label "macos-51" is unknown' in result.stdout
+
+
 def test_workflow_matches_githubs_schema():
     checker = Path(sys.executable).parent / "check-jsonschema"
     result = subprocess.run([str(checker), "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
@@ -55,8 +62,30 @@ def test_workflow_tests_weekly_and_deploys_main_to_pages():
     upload = next(step for step in test_steps if step.get("uses", "").startswith("actions/upload-pages-artifact"))
     assert upload["with"]["path"] == "_build/html" and "refs/heads/main" in upload["if"]
     deploy = workflow["jobs"]["deploy"]
-    assert deploy["needs"] == "test" and deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert set(deploy["needs"]) == {"test", "arm64"} and deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["steps"][0]["uses"].startswith("actions/deploy-pages")
+
+
+# GitHub removed Node 20 from its runners on 2026-09-16: these are the first majors on Node 24.
+NODE24_MAJORS = {"actions/checkout": 5, "actions/setup-python": 6, "actions/setup-node": 5,
+                 "actions/upload-artifact": 6, "actions/upload-pages-artifact": 5, "actions/deploy-pages": 5}
+
+
+def test_every_action_is_on_a_node24_major():
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    used = [step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step]
+    assert used
+    for action in used:
+        name, _, version = action.partition("@")
+        assert name in NODE24_MAJORS, f"{action}: not a known action"
+        assert int(version.removeprefix("v")) >= NODE24_MAJORS[name], action
+
+
+def test_arm64_linux_and_macos_run_the_unit_tests_and_strict_nbval():
+    job = yaml.safe_load(WORKFLOW.read_text())["jobs"]["arm64"]
+    assert set(job["strategy"]["matrix"]["os"]) == {"ubuntu-24.04-arm", "macos-15"}
+    assert job["runs-on"] == "${{ matrix.os }}"
+    assert any(step.get("run") == "make unit-tests nbval" for step in job["steps"])
 
 
 def test_binder_builds_the_repository_as_it_stands():

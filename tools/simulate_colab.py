@@ -1,20 +1,24 @@
 """Run every chapter as a new Colab user would, from a wheel, in an environment like Colab's.
 
-For each chapter: a fresh directory holding only that notebook, a virtual environment holding
-only Colab's preinstalled packages (tools/colab-preinstalled.txt), and the chapter's own setup
-cell installing gensim and the companion, here from a locally built wheel (the PE_BOOK_INSTALL
+The environment is Colab's: its Python (3.13, found under pyenv or on PATH) and its preinstalled
+packages at Colab's versions, both read from tools/colab-preinstalled.txt, which names its source.
+For each chapter: a fresh directory holding only that notebook, and the chapter's own setup cell
+installing the companion (and gensim), here from a locally built wheel (the PE_BOOK_INSTALL
 override that only this test sets). The chapter must run without an error, print what the
 committed notebook printed (cells marked NBVAL_IGNORE_OUTPUT or NBVAL_SKIP excepted, as in
-nbval), and leave Colab's numpy and torch in place. Finally a chapter run without the
-companion must stop with a message and no traceback.
+nbval), and leave Colab's numpy and torch in place; what it installed is removed before the next
+chapter. Finally a chapter run without the companion must stop with a message and no traceback.
 
 Usage: python tools/simulate_colab.py [notebooks/NN_name.ipynb ...]   (default: every chapter)
+Set COLAB_PYTHON to the interpreter to use if it is not found.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PREINSTALLED = ROOT / "tools" / "colab-preinstalled.txt"
 KEPT_PACKAGES = ("numpy", "torch")
+# The runner's own notebook machinery (nbclient drives the kernel; Colab has its own front end).
+RUNNER_PACKAGES = ("nbclient==0.10.2", "nbformat==5.10.4")
 
 RUNNER = """
 import sys, nbformat
@@ -35,6 +41,32 @@ NotebookClient(notebook, timeout=900, allow_errors=True, record_timing=False,
                resources={"metadata": {"path": sys.argv[2]}}).execute()
 nbformat.write(notebook, path)
 """
+
+
+def colab_python_version() -> str:
+    """The "# python: X.Y" line of tools/colab-preinstalled.txt."""
+    match = re.search(r"^# python: (\d+\.\d+)\s*$", PREINSTALLED.read_text(), re.MULTILINE)
+    if not match:
+        raise SystemExit(f"{PREINSTALLED} does not say which Python Colab runs (a '# python: X.Y' line)")
+    return match.group(1)
+
+
+def find_python(version: str) -> Path:
+    """An interpreter of Python `version`: $COLAB_PYTHON, pyenv's, or pythonX.Y on PATH."""
+    candidates = [os.environ.get("COLAB_PYTHON", "")]
+    pyenv_root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
+    candidates += sorted(glob.glob(f"{pyenv_root}/versions/{version}*/bin/python{version}"), reverse=True)
+    candidates.append(shutil.which(f"python{version}") or "")
+    for candidate in filter(None, candidates):
+        probe = subprocess.run([candidate, "-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0 and probe.stdout.strip() == version:
+            return Path(candidate)
+    raise SystemExit(
+        f"Colab runs Python {version} (tools/colab-preinstalled.txt), and no Python {version} was found: "
+        f"not $COLAB_PYTHON, not under {pyenv_root}/versions, not python{version} on PATH. Install it "
+        f"(`pyenv install {version}`) or set COLAB_PYTHON to its interpreter."
+    )
 
 
 def run(command, **kwargs):
@@ -96,7 +128,11 @@ def execute(python: Path, notebook: Path, workdir: Path, env: dict) -> Path:
     shutil.copy(notebook, copy)
     runner = workdir.parent / "runner.py"
     runner.write_text(RUNNER)
-    subprocess.run([str(python), str(runner), str(copy), str(workdir)], check=True, env=env, cwd=workdir)
+    # The kernel's own log (debugpy's notes on Python 3.13, pip's progress) is shown only on failure.
+    result = subprocess.run([str(python), str(runner), str(copy), str(workdir)], env=env, cwd=workdir,
+                            capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit(f"{notebook.name}: the runner failed:\n{result.stdout}{result.stderr}")
     return copy
 
 
@@ -107,12 +143,15 @@ def main(notebooks: list[Path]) -> int:
         start = time.perf_counter()
         run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(scratch / "dist"), str(ROOT)])
         wheel = next((scratch / "dist").glob("*.whl"))
-        run([sys.executable, "-m", "venv", str(scratch / "colab")])
+        version = colab_python_version()
+        interpreter = find_python(version)
+        run([str(interpreter), "-m", "venv", str(scratch / "colab")])
         python = scratch / "colab" / "bin" / "python"
-        run([str(python), "-m", "pip", "install", "--quiet", "-r", str(PREINSTALLED)])
+        run([str(python), "-m", "pip", "install", "--quiet", "-r", str(PREINSTALLED), *RUNNER_PACKAGES])
         baseline = frozen(python)
-        print(f"Colab-like environment ready in {time.perf_counter() - start:.0f} s "
-              f"(numpy {baseline['numpy']}, torch {baseline['torch']}); companion wheel {wheel.name}")
+        print(f"Colab-like environment ready in {time.perf_counter() - start:.0f} s: Python "
+              f"{run([str(python), '-c', 'import platform; print(platform.python_version())']).stdout.strip()}, "
+              f"numpy {baseline['numpy']}, torch {baseline['torch']}; companion wheel {wheel.name}", flush=True)
         env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
         env["PATH"] = f"{python.parent}{os.pathsep}{env['PATH']}"
         for notebook in notebooks:
@@ -129,7 +168,8 @@ def main(notebooks: list[Path]) -> int:
             if added:
                 run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", *added])
             status = "ok" if not problems else "FAILED"
-            print(f"{notebook.name:36s} {status} in {time.perf_counter() - began:.0f} s (installed {len(added)} packages)")
+            print(f"{notebook.name:36s} {status} in {time.perf_counter() - began:.0f} s (installed {len(added)} packages)",
+                  flush=True)
             failures += [f"{notebook.name}: {problem}" for problem in problems]
         # Without the companion (not in Colab, no override), a chapter stops with a message.
         executed = execute(python, notebooks[0], scratch / "without-companion", env)

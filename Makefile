@@ -46,7 +46,7 @@ book: $(INSTALLED) $(MATHJAX)
 test: unit-tests notebook-tests browser-tests colab-tests
 
 unit-tests: $(INSTALLED) $(NODE_MODULES)
-	$(BIN)/python -m pytest --ignore=tests/book
+	$(BIN)/python -m pytest --ignore=tests/site
 
 notebook-tests: nbval nbval-emulated nbval-loaded
 
@@ -62,7 +62,7 @@ nbval-loaded: $(INSTALLED)
 	$(BIN)/python tools/cpu_conditions.py loaded -- $(NBVAL)
 
 browser-tests: book $(CHROMIUM)
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/book
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/site
 
 colab-tests: $(INSTALLED)
 	$(BIN)/python tools/simulate_colab.py

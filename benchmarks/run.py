@@ -11,7 +11,7 @@ Speed targets are asserted here, and only here (the chapters show timings but ne
   median time over the processes is within 1.3 times the fastest process's (a builder whose
   speed depends on what a process did before would fail this).
 
-Every table run is a fresh Python process running companion.benchmark.benchmark; the summary is
+Every table run is a fresh Python process running companion.book.benchmark.benchmark; the summary is
 written to _build/benchmark.json, and with --record also to data/benchmark.json, the figures the
 chapters quote.
 """
@@ -32,7 +32,7 @@ import time
 import nbformat
 from nbclient import NotebookClient
 
-from companion.benchmark import format_summary, summarize_processes
+from companion.book.benchmark import format_summary, summarize_processes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHAPTER_BUDGET_SECONDS = {"07_attention_and_a_trained_model": 90}
@@ -45,7 +45,7 @@ ROUNDS = 7
 
 ONE_PROCESS = """
 import json, sys
-from companion.benchmark import BENCHMARK_SIZES, LOOP_METHODS, LOOP_SIZE, benchmark
+from companion.book.benchmark import BENCHMARK_SIZES, LOOP_METHODS, LOOP_SIZE, benchmark
 rounds = int(sys.argv[1])
 builders = benchmark(BENCHMARK_SIZES, rounds=rounds)
 loop = benchmark([LOOP_SIZE], rounds=rounds, methods=LOOP_METHODS, baseline="loop (Python)")

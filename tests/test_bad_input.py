@@ -7,13 +7,15 @@ import torch
 from companion import (
     SinusoidalPositionalEncoding,
     angular_frequencies,
+    apply_rotary,
+    cosine_similarity,
     layout_permutation,
     loop_encoding,
     sinusoidal_encoding,
     torch_sinusoidal_encoding,
 )
-from companion.reference import reference_encoding
-from companion.sources import doubled_exponent_encoding
+from companion.analysis.reference import reference_encoding
+from companion.book.sources import doubled_exponent_encoding
 
 TABLE_BUILDERS = [
     lambda d_model, **kw: sinusoidal_encoding(np.arange(3), d_model, **kw),
@@ -135,6 +137,95 @@ def test_torch_positions_beyond_their_dtype_are_refused(positions, message):
 def test_narrow_positions_within_their_range_are_accepted():
     expected = sinusoidal_encoding(np.arange(200), 8)
     for dtype in (torch.bfloat16, torch.float16, torch.float32):
-        np.testing.assert_array_equal(
-            torch_sinusoidal_encoding(torch.arange(200, dtype=dtype), 8, dtype=torch.float64).numpy(), expected
-        )
+        np.testing.assert_allclose(  # float64 rounding of angles below 200 radians
+            torch_sinusoidal_encoding(torch.arange(200, dtype=dtype), 8, dtype=torch.float64).numpy(), expected,
+            rtol=0, atol=1e-13)
+
+
+# ---- issue 11: inputs that used to give a silently wrong result, or an unclear error
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, "flaot32", True, 1.5, "bfloat16", np.int64, "complex128"])
+def test_a_dtype_numpy_cannot_read_is_refused_not_replaced_by_float64(dtype):
+    with pytest.raises(TypeError, match="dtype must be one of float16, float32, float64"):
+        sinusoidal_encoding([0, 1], 4, dtype=dtype)
+
+
+def test_bfloat16_request_points_to_the_torch_builder():
+    with pytest.raises(TypeError, match="bfloat16 tables are built by torch_sinusoidal_encoding"):
+        sinusoidal_encoding([0], 4, dtype="bfloat16")
+
+
+def test_none_dtype_means_float64():
+    assert sinusoidal_encoding([0, 1], 4, dtype=None).dtype == np.float64
+
+
+@pytest.mark.parametrize("build", [lambda p: sinusoidal_encoding(p, 8), lambda p: torch_sinusoidal_encoding(p, 8),
+                                   lambda p: reference_encoding(p, 8)], ids=["numpy", "torch", "reference"])
+def test_masked_positions_are_refused_rather_than_unmasked(build):
+    positions = np.ma.masked_array([0, 1, 99], mask=[False, False, True])
+    with pytest.raises(TypeError, match="positions is a masked array; its mask would be ignored"):
+        build(positions)
+
+
+@pytest.mark.parametrize("build", TABLE_BUILDERS, ids=BUILDER_IDS)
+def test_a_base_beyond_floats_range_is_refused(build):
+    with pytest.raises(ValueError, match="base must be a finite real number greater than 1"):
+        build(8, base=10**400)
+
+
+@pytest.mark.parametrize("d_model", [2**36, 2**50, 2**62])
+def test_a_d_model_too_large_to_allocate_is_named(d_model):
+    with pytest.raises(ValueError, match=f"d_model={d_model}"):
+        sinusoidal_encoding([0, 1], d_model)
+
+
+@pytest.mark.parametrize("positions", [[2**53 + 1], [2**64], [-(2**70)], np.array([2**63 - 1])])
+def test_python_ints_beyond_2_53_are_refused(positions):
+    for build in (lambda p: sinusoidal_encoding(p, 8), lambda p: torch_sinusoidal_encoding(p, 8)):
+        with pytest.raises(ValueError, match=r"magnitude at most 2\*\*53"):
+            build(positions)
+
+
+def test_int64_tensor_positions_beyond_2_53_are_refused():
+    with pytest.raises(ValueError, match=r"magnitude at most 2\*\*53"):
+        torch_sinusoidal_encoding(torch.tensor([2**53 + 2]), 8)
+
+
+def test_meta_positions_have_no_values_for_the_numpy_function():
+    with pytest.raises(ValueError, match="positions is on the meta device and has no values"):
+        sinusoidal_encoding(torch.arange(4, device="meta"), 8)
+
+
+def test_tensor_positions_requiring_grad_are_accepted_by_the_numpy_function():
+    positions = torch.arange(5, dtype=torch.float64, requires_grad=True)
+    np.testing.assert_array_equal(sinusoidal_encoding(positions, 8), sinusoidal_encoding(np.arange(5), 8))
+
+
+@pytest.mark.parametrize("layout", [None, 0, ["interleaved"], np.array(["interleaved"])])
+def test_layout_must_be_a_string(layout):
+    for build in (lambda: sinusoidal_encoding([0], 4, layout=layout), lambda: torch_sinusoidal_encoding([0], 4, layout=layout),
+                  lambda: layout_permutation(4, layout, "interleaved")):
+        with pytest.raises(TypeError, match="layout must be one of .* \\(a str\\)"):
+            build()
+
+
+@pytest.mark.parametrize("spacing, error", [("fairseq", ValueError), (None, TypeError)])
+def test_spacing_must_be_known(spacing, error):
+    for build in (lambda: sinusoidal_encoding([0], 4, spacing=spacing), lambda: angular_frequencies(4, spacing=spacing),
+                  lambda: torch_sinusoidal_encoding([0], 4, spacing=spacing)):
+        with pytest.raises(error, match="spacing must be one of"):
+            build()
+
+
+@pytest.mark.parametrize("x", [np.ones((1, 4), dtype=complex), torch.ones(1, 4, dtype=torch.complex64),
+                               torch.ones(1, 4, dtype=torch.int64), np.array([["a", "b"]])])
+def test_apply_rotary_refuses_what_is_not_real(x):
+    with pytest.raises(TypeError, match="x must"):
+        apply_rotary(x, [0])
+
+
+@pytest.mark.parametrize("a, b", [([1j, 0], [1, 0]), (["a", "b"], [1, 2]), (np.ma.masked_array([1, 2], [0, 1]), [1, 2])])
+def test_cosine_similarity_refuses_what_is_not_real(a, b):
+    with pytest.raises(TypeError):
+        cosine_similarity(a, b)

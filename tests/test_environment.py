@@ -1,68 +1,114 @@
-"""Too-old or missing dependencies are reported with a message that says what to do."""
+"""Missing or too-old dependencies are reported with a message that says what to do."""
 
 import re
 import subprocess
 import sys
 import tomllib
+import types
 from pathlib import Path
 
 import pytest
 
 from companion import _environment
-from companion._environment import MINIMUM_VERSIONS, require
+from companion._environment import EXTRAS, MINIMUM_VERSIONS, require
 
 ROOT = Path(__file__).parent.parent
 
 
-def test_minimum_versions_are_those_of_pyproject():
-    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    declared = {}
-    for requirement in dependencies:
+def test_minimum_versions_are_those_of_pyproject_and_each_optional_package_has_its_extra():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared, extra_of = {}, {}
+    requirements = [(None, requirement) for requirement in project["dependencies"]] + [
+        (extra, requirement) for extra, requirements in project["optional-dependencies"].items() if extra != "all"
+        for requirement in requirements]
+    for extra, requirement in requirements:
         name, version = re.fullmatch(r"([\w-]+)>=([\d.]+)", requirement).groups()
         declared[name] = tuple(int(part) for part in version.split("."))
+        if extra:
+            extra_of[name] = extra
     assert declared == MINIMUM_VERSIONS
+    assert extra_of == EXTRAS
+    assert project["dependencies"] == ["numpy>=1.25"]  # the encoding needs numpy alone
 
 
 @pytest.mark.parametrize("package", sorted(MINIMUM_VERSIONS))
 def test_installed_versions_are_accepted(package):
-    require(package)
+    assert require(package).__name__ == package
+
+
+def fake_import(monkeypatch, version):
+    module = types.ModuleType("numpy")
+    module.__version__ = version
+    module.__file__ = "/somewhere/numpy/__init__.py"
+    monkeypatch.setattr(_environment.importlib, "import_module", lambda name: module)
 
 
 @pytest.mark.parametrize(
     "installed, accepted",
-    [("1.24.4", False), ("1.25.0", True), ("2.0.2", True), ("1.26.0rc1", True), ("1.9.9", False)],
+    [("1.24.4", False), ("1.25.0", True), ("2.0.2", True), ("1.26.0rc1", True), ("1.9.9", False), ("", False)],
 )
 def test_old_versions_are_refused_with_the_upgrade_command(monkeypatch, installed, accepted):
-    monkeypatch.setattr(_environment.metadata, "version", lambda name: installed)
+    fake_import(monkeypatch, installed)
     if accepted:
         require("numpy")
     else:
-        with pytest.raises(ImportError, match=rf"needs numpy >= 1.25, but this environment has numpy {installed}: "
-                                              r"pip install --upgrade 'numpy>=1.25'"):
+        with pytest.raises(ImportError, match=r"needs numpy >= 1.25, but Python imports numpy .* from "
+                                              r"/somewhere/numpy/__init__.py: pip install --upgrade 'numpy>=1.25'"):
             require("numpy")
 
 
-def test_missing_packages_are_named(monkeypatch):
+def test_missing_packages_are_named_with_the_extra_that_installs_them(monkeypatch):
     def missing(name):
-        raise _environment.metadata.PackageNotFoundError(name)
+        raise ModuleNotFoundError(f"No module named {name!r}")
 
-    monkeypatch.setattr(_environment.metadata, "version", missing)
-    with pytest.raises(ImportError, match=r"needs gensim >= 4.4, which is not installed: pip install 'gensim>=4.4'"):
+    monkeypatch.setattr(_environment.importlib, "import_module", missing)
+    with pytest.raises(ImportError, match=r"needs gensim >= 4.4, which is not installed \(No module named 'gensim'\): "
+                                          r"pip install 'positional-encoding-companion\[word2vec\]' "
+                                          r"\(or pip install 'gensim>=4.4'\)"):
         require("gensim")
 
 
-@pytest.mark.parametrize("package, version, module", [("numpy", "1.21.0", "companion"), ("torch", "1.13.1", "companion"),
-                                                       ("gensim", "3.8.3", "companion.training")])
-def test_importing_with_an_old_package_installed_says_what_to_do(tmp_path, package, version, module):
-    # An old installation as importlib.metadata sees it: a dist-info directory earlier on the path.
-    dist_info = tmp_path / f"{package}-{version}.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: {version}\n")
-    result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
-                            env={"PYTHONPATH": str(tmp_path), "PATH": ""}, cwd=tmp_path)
+def run(tmp_path, code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": ""}, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("package, version, code", [
+    ("numpy", "1.21.0", "import companion"),
+    ("torch", "1.13.1", "import companion; companion.SinusoidalPositionalEncoding"),
+    ("gensim", "3.8.3", "import companion.word2vec.training"),
+])
+def test_an_old_module_shadowing_the_installed_one_is_caught(tmp_path, package, version, code):
+    # The installed metadata names a good version; the module Python would import is another, older one.
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text(f"__version__ = {version!r}\n")
+    result = run(tmp_path, code)
     assert result.returncode != 0
     wanted = ".".join(map(str, MINIMUM_VERSIONS[package]))
-    assert result.stderr.strip().splitlines()[-1] == (
-        f"ImportError: the companion needs {package} >= {wanted}, but this environment has {package} {version}: "
-        f"pip install --upgrade '{package}>={wanted}'"
-    )
+    last = result.stderr.strip().splitlines()[-1]
+    assert last == (f"ImportError: the companion needs {package} >= {wanted}, but Python imports {package} {version} "
+                    f"from {tmp_path / package / '__init__.py'}: pip install --upgrade '{package}>={wanted}'"), last
+
+
+def test_importing_the_companion_needs_numpy_only(tmp_path):
+    # torch, gensim, nltk, matplotlib, sympy and mpmath made unimportable: the encoding still works
+    blocker = "import sys\nfor name in ['torch', 'gensim', 'nltk', 'matplotlib', 'sympy', 'mpmath', 'scipy']:\n" \
+              "    sys.modules[name] = None\n"
+    code = blocker + (
+        "import time; start = time.perf_counter(); import companion; elapsed = time.perf_counter() - start\n"
+        "import numpy as np\n"
+        "table = companion.sinusoidal_encoding(np.arange(5), 8)\n"
+        "assert table.shape == (5, 8) and not any(name.startswith('torch') and sys.modules[name] for name in sys.modules)\n"
+        "try:\n    companion.SinusoidalPositionalEncoding\nexcept ImportError as error:\n    print(error)\n"
+        "print(f'{elapsed:.3f}')\n")
+    result = run(tmp_path, code)
+    assert result.returncode == 0, result.stderr
+    message, elapsed = result.stdout.strip().splitlines()
+    assert message == ("the companion needs torch >= 2.1, which is not installed (import of torch halted; None in "
+                       "sys.modules): pip install 'positional-encoding-companion[torch]' (or pip install 'torch>=2.1')")
+    assert float(elapsed) < 0.3
+
+
+def test_import_does_not_import_torch(tmp_path):
+    result = run(tmp_path, "import sys, companion; print('torch' in sys.modules)")
+    assert result.stdout.strip() == "False", result.stderr

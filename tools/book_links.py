@@ -49,15 +49,16 @@ def colab_link(notebook: str) -> str:
 def setup_cell_source() -> str:
     """The first cell of every chapter: installs the companion in Colab only."""
     url, _ = repository()
-    return f'''# Setup. In Google Colab this installs the book's companion package (pinned to the
-# book's release) and gensim; anywhere else it installs nothing. To run a chapter on
-# your own machine, follow the README of the book's repository (`make lab`).
+    return f'''# Setup. In Google Colab this installs the book's companion package, pinned to the book's
+# release, with the extras the chapters use (gensim; Colab already has the rest); anywhere else
+# it installs nothing. To run a chapter on your own machine, follow the README of the book's
+# repository (`make lab`).
 import os
 import sys
 
-COMPANION = "positional-encoding-companion @ git+{url}@v{companion_version()}"
+COMPANION = "positional-encoding-companion[all] @ git+{url}@v{companion_version()}"
 if "google.colab" in sys.modules or "PE_BOOK_INSTALL" in os.environ:  # the variable is for the book's tests
-    %pip install --quiet "gensim>=4.4" "{{os.environ.get('PE_BOOK_INSTALL', COMPANION)}}"
+    %pip install --quiet "{{os.environ.get('PE_BOOK_INSTALL', COMPANION)}}"
 try:
     import companion
 except ImportError as error:  # not installed, or a dependency too old: say so, without a traceback

@@ -3,8 +3,8 @@
 The environment is Colab's: its Python (3.13, found under pyenv or on PATH) and its preinstalled
 packages at Colab's versions, both read from tools/colab-preinstalled.txt, which names its source.
 For each chapter: a fresh directory holding only that notebook, and the chapter's own setup cell
-installing the companion (and gensim), here from a locally built wheel (the PE_BOOK_INSTALL
-override that only this test sets). The chapter must run without an error, print what the
+installing the companion with its extras (gensim is the one Colab lacks), here from a locally built
+wheel (the PE_BOOK_INSTALL override that only this test sets). The chapter must run without an error, print what the
 committed notebook printed (cells marked NBVAL_IGNORE_OUTPUT or NBVAL_SKIP excepted, as in
 nbval), and leave Colab's numpy and torch in place; what it installed is removed before the next
 chapter. Finally a chapter run without the companion must stop with a message and no traceback.
@@ -156,7 +156,8 @@ def main(notebooks: list[Path]) -> int:
         env["PATH"] = f"{python.parent}{os.pathsep}{env['PATH']}"
         for notebook in notebooks:
             began = time.perf_counter()
-            executed = execute(python, notebook, scratch / notebook.stem, {**env, "PE_BOOK_INSTALL": str(wheel)})
+            requirement = f"positional-encoding-companion[all] @ {wheel.as_uri()}"  # as the setup cell's, from the wheel
+            executed = execute(python, notebook, scratch / notebook.stem, {**env, "PE_BOOK_INSTALL": requirement})
             problems = problems_with(executed, notebook)
             after = frozen(python)
             for package in KEPT_PACKAGES:

@@ -35,7 +35,7 @@ from nbclient import NotebookClient
 from companion.book.benchmark import format_summary, summarize_processes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHAPTER_BUDGET_SECONDS = {"07_attention_and_a_trained_model": 90}
+CHAPTER_BUDGET_SECONDS = {"06_attention_and_a_trained_model": 90}
 DEFAULT_CHAPTER_BUDGET_SECONDS = 30
 BOOK_BUDGET_SECONDS = 120
 TARGET_SIZE = (4096, 512)

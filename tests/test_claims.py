@@ -12,11 +12,11 @@ import pytest
 import torch
 
 from companion import angular_frequencies, layout_permutation, sinusoidal_encoding
-from companion.book.sources import SEED_004_SIMILARITIES
+from companion.book.sources import ROTHMAN_NOTEBOOK_SIMILARITIES
 
 
 def test_attention_without_positions_is_permutation_equivariant():
-    """Seed 001: transformers are permutation equivariant; adding positions breaks it."""
+    """The notes *Positional Encoding*: transformers are permutation equivariant; adding positions breaks it."""
     torch.manual_seed(0)
     attention = torch.nn.MultiheadAttention(embed_dim=16, num_heads=2, batch_first=True).eval()
     x = torch.randn(1, 6, 16)
@@ -32,30 +32,30 @@ def test_attention_without_positions_is_permutation_equivariant():
 
 
 def test_raw_positions_grow_while_the_encoding_norm_is_constant():
-    """Seed 000: adding the integer position inflates later embeddings; the encoding does not."""
+    """The blog post *OG positional encoding*: adding the integer position inflates later embeddings; the encoding does not."""
     norms = np.linalg.norm(sinusoidal_encoding(np.arange(2048), 512), axis=1)
     np.testing.assert_allclose(norms, math.sqrt(512 / 2), rtol=1e-14)
     assert 2047 / norms.max() > 100
 
 
 def test_scaling_positions_to_the_unit_interval_depends_on_the_length():
-    """Seed 000: dividing by the sequence length encodes one position differently in different sequences."""
+    """The blog post *OG positional encoding*: dividing by the sequence length encodes one position differently in different sequences."""
     position = 10
     assert position / (50 - 1) != position / (100 - 1)
     np.testing.assert_array_equal(sinusoidal_encoding([position], 64), sinusoidal_encoding(np.arange(100), 64)[[10]])
 
 
-def test_seed001_vector_order_is_a_permutation_of_the_papers_columns():
-    """Seed 001 writes (cos w1 t, sin w1 t, ...): the paper's pairs with sine and cosine swapped."""
+def test_the_notes_vector_order_is_a_permutation_of_the_papers_columns():
+    """The notes *Positional Encoding* write (cos w1 t, sin w1 t, ...): the paper's pairs with sine and cosine swapped."""
     table = sinusoidal_encoding(np.arange(20), 8)
     swap = np.arange(8).reshape(4, 2)[:, ::-1].ravel()
     omega = angular_frequencies(8)
-    seed001 = np.stack([np.cos(np.arange(20)[:, None] * omega), np.sin(np.arange(20)[:, None] * omega)], -1).reshape(20, 8)
-    np.testing.assert_allclose(table[:, swap], seed001, atol=1e-15)
+    notes = np.stack([np.cos(np.arange(20)[:, None] * omega), np.sin(np.arange(20)[:, None] * omega)], -1).reshape(20, 8)
+    np.testing.assert_allclose(table[:, swap], notes, atol=1e-15)
 
 
 def test_start_pos_rows_equal_rows_of_the_long_table():
-    """Seed 002: start_pos computes the rows of the middle of a sequence without the rest."""
+    """The blog post *Understanding positional encoding*: start_pos computes the rows of the middle of a sequence without the rest."""
     # equal up to float64 rounding: the two tables are assembled from different anchors
     np.testing.assert_allclose(
         sinusoidal_encoding(np.arange(50, 100), 128), sinusoidal_encoding(np.arange(100), 128)[50:], rtol=0, atol=1e-13
@@ -63,13 +63,13 @@ def test_start_pos_rows_equal_rows_of_the_long_table():
 
 
 def test_a_bigger_base_lowers_every_frequency_but_the_first():
-    """Seed 002: the bigger the base, the faster the frequency decreases."""
+    """The blog post *Understanding positional encoding*: the bigger the base, the faster the frequency decreases."""
     slow, fast = angular_frequencies(128, 1e8), angular_frequencies(128, 1e2)
     assert slow[0] == fast[0] == 1.0 and np.all(slow[1:] < fast[1:])
 
 
-def test_seed003_even_and_odd_denominators_agree():
-    """Seed 003: its cell prints even_denominator twice; the odd one it computed is indeed the same."""
+def test_the_notebooks_even_and_odd_denominators_agree():
+    """The notebook *Positional Encoding*: its cell prints even_denominator twice; the odd one it computed is indeed the same."""
     d_model = 6
     even_i, odd_i = np.arange(0, d_model, 2), np.arange(1, d_model, 2)
     np.testing.assert_array_equal(10_000.0 ** (even_i / d_model), 10_000.0 ** ((odd_i - 1) / d_model))
@@ -78,14 +78,14 @@ def test_seed003_even_and_odd_denominators_agree():
 
 
 def test_the_encoding_lies_on_a_sphere_of_radius_sqrt_half_d_model_not_a_unit_sphere():
-    """Seed 004: "a unit sphere". Each pair is on a unit circle; the vector has norm sqrt(d_model / 2)."""
+    """Rothman's notebook: "a unit sphere". Each pair is on a unit circle; the vector has norm sqrt(d_model / 2)."""
     table = sinusoidal_encoding(np.arange(100), 512)
     np.testing.assert_allclose(table[:, 0::2] ** 2 + table[:, 1::2] ** 2, 1.0, atol=1e-15)
     np.testing.assert_allclose(np.linalg.norm(table, axis=1), 16.0, rtol=1e-14)
 
 
 def test_the_concatenated_cosines_occupy_columns_256_to_511():
-    """Seed 004: sines in [0, 255], cosines in "[256, 512]" (off by one), "similar results" (a permutation)."""
+    """Rothman's notebook: sines in [0, 255], cosines in "[256, 512]" (off by one), "similar results" (a permutation)."""
     perm = layout_permutation(512, "interleaved", "concatenated")
     assert np.array_equal(perm[256:], np.arange(1, 512, 2)) and perm.size == 512
     interleaved = sinusoidal_encoding(np.arange(30), 512)
@@ -93,7 +93,7 @@ def test_the_concatenated_cosines_occupy_columns_256_to_511():
 
 
 def test_gensim_4_rejects_the_sources_gensim_3_call():
-    """Seed 004: Word2Vec(data, min_count=1, size=512, ...) is gensim 3 code."""
+    """Rothman's notebook: Word2Vec(data, min_count=1, size=512, ...) is gensim 3 code."""
     from gensim.models import Word2Vec
 
     with pytest.raises(TypeError, match="size"):
@@ -101,9 +101,9 @@ def test_gensim_4_rejects_the_sources_gensim_3_call():
 
 
 def test_the_sources_own_runs_differ():
-    """Seed 004: "might slightly vary during each run": its two runs print different figures."""
-    word_runs = (SEED_004_SIMILARITIES["word"], 0.9998901)
-    encoded_runs = (SEED_004_SIMILARITIES["encoded"], 0.9627094)
+    """Rothman's notebook: "might slightly vary during each run": its two runs print different figures."""
+    word_runs = (ROTHMAN_NOTEBOOK_SIMILARITIES["word"], 0.9998901)
+    encoded_runs = (ROTHMAN_NOTEBOOK_SIMILARITIES["encoded"], 0.9627094)
     assert word_runs[0] != word_runs[1] and abs(encoded_runs[0] - encoded_runs[1]) > 1e-3
 
 

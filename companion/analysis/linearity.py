@@ -85,7 +85,7 @@ def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layo
 def relative_dot_product(offsets, d_model: int, base: float = 10_000.0) -> np.ndarray:
     r"""The dot product :math:`PE(p) \cdot PE(p + k) = \sum_i \cos(\omega_i k)`, for each offset :math:`k`.
 
-    It is the same for every position :math:`p` (seed 001's identity), even
+    It is the same for every position :math:`p` (the identity of the notes *Positional Encoding*), even
     in :math:`k`, and equals :math:`d_{model}/2` at :math:`k = 0`.
 
     Parameters

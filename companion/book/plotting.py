@@ -89,7 +89,7 @@ def plot_heatmap(table, *, ax=None, title=None, first_position: int = 0, colorba
 def plot_clock(table, pair: int, *, ax=None, first_position: int = 0, colorbar: bool = True):
     """One (sin, cos) pair of a table as a clock: points on the unit circle, coloured by position.
 
-    Seed 002's picture: as the position grows, the point ``(sin, cos)`` of
+    The picture of the blog post *Understanding positional encoding*: as the position grows, the point ``(sin, cos)`` of
     pair ``i`` turns clockwise by ``omega_i`` radians per position.
 
     Parameters

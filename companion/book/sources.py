@@ -1,10 +1,14 @@
 """What the source documents print, and their code as written, errors included.
 
-The book teaches from five source documents (see ``book/sources.md``).  Their
-printed tables and figures are quoted here, with the document they come from,
-so that check cells and tests can compare them with what the companion
-computes.  :func:`doubled_exponent_encoding` reproduces seed 004's loop, whose
-exponent is doubled; it exists to be compared with, not to be used.
+The book teaches from five source documents (see ``book/sources.md``): the blog
+posts *OG positional encoding* (2023) and *Understanding positional encoding*
+(2022), the notes and the notebook both titled *Positional Encoding*, and the
+positional-encoding notebook that follows Rothman's *Transformers for Natural
+Language Processing* (2021).  Their printed tables and figures are quoted here,
+with the document they come from, so that check cells and tests can compare
+them with what the companion computes.  :func:`doubled_exponent_encoding`
+reproduces the loop of Rothman's notebook, whose exponent is doubled; it exists
+to be compared with, not to be used.
 """
 
 from __future__ import annotations
@@ -16,16 +20,16 @@ import numpy as np
 from .._checks import check_base, check_d_model, check_positions
 
 __all__ = [
-    "SEED_000_TABLE",
-    "SEED_003_TABLE",
-    "SEED_004_ROW_EDGES",
-    "SEED_004_SIMILARITIES",
+    "OG_POST_TABLE",
+    "PE_NOTEBOOK_TABLE",
+    "ROTHMAN_NOTEBOOK_ROW_EDGES",
+    "ROTHMAN_NOTEBOOK_SIMILARITIES",
     "doubled_exponent_encoding",
 ]
 
-#: Seed 000 ("OG positional encoding"): the 4 x 4 table its torch loop prints
+#: The blog post *OG positional encoding* (2023): the 4 x 4 table its torch loop prints
 #: (seq_len 4, d_model 4, base 10000, float32, 4 decimals).
-SEED_000_TABLE = np.array(
+OG_POST_TABLE = np.array(
     [
         [0.0000, 1.0000, 0.0000, 1.0000],
         [0.8415, 0.5403, 0.0100, 0.9999],
@@ -34,9 +38,9 @@ SEED_000_TABLE = np.array(
     ]
 )
 
-#: Seed 003 ("Positional Encoding" notebook): its final 10 x 6 table ``PE``
+#: The notebook *Positional Encoding*: its final 10 x 6 table ``PE``
 #: (max_seq_len 10, d_model 6, base 10000, float32, 4 decimals).
-SEED_003_TABLE = np.array(
+PE_NOTEBOOK_TABLE = np.array(
     [
         [0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000],
         [0.8415, 0.5403, 0.0464, 0.9989, 0.0022, 1.0000],
@@ -51,18 +55,18 @@ SEED_003_TABLE = np.array(
     ]
 )
 
-#: Seed 004 (positional-encoding notebook), cells In [8] and In [9]: the first
-#: and last three of the 512 values its loop prints for positions 2 and 10
+#: The positional-encoding notebook after Rothman (2021), cells In [8] and In [9]: the
+#: first and last three of the 512 values its loop prints for positions 2 and 10
 #: (5 significant digits).
-SEED_004_ROW_EDGES = {
+ROTHMAN_NOTEBOOK_ROW_EDGES = {
     2: (np.array([9.0930e-01, -4.1615e-01, 9.5814e-01]), np.array([1.0000e00, 2.1492e-08, 1.0000e00])),
     10: (np.array([-5.4402e-01, -8.3907e-01, 1.1878e-01]), np.array([1.0000e00, 1.0746e-07, 1.0000e00])),
 }
 
-#: Seed 004, cell In [23]: cosine similarities of "black" (position 2) and
+#: The same notebook, cell In [23]: cosine similarities of "black" (position 2) and
 #: "brown" (position 10) at d_model 512.  Its prose quotes other runs:
 #: 0.9998901 for the words and 0.9627094 for the encoded embeddings.
-SEED_004_SIMILARITIES = {
+ROTHMAN_NOTEBOOK_SIMILARITIES = {
     "word": 0.99987805,
     "positional": 0.8600013,
     "encoded": 0.9608184,
@@ -70,9 +74,9 @@ SEED_004_SIMILARITIES = {
 
 
 def doubled_exponent_encoding(positions, d_model: int, base: float = 10_000.0) -> np.ndarray:
-    r"""Seed 004's loop: the paper's formula with the exponent doubled.
+    r"""The loop of Rothman's notebook: the paper's formula with the exponent doubled.
 
-    Seed 004 writes ``for i in range(0, 512, 2): sin(pos / 10000 ** ((2 * i) / d_model))``.
+    The notebook after Rothman (2021) writes ``for i in range(0, 512, 2): sin(pos / 10000 ** ((2 * i) / d_model))``.
     There ``i`` already steps through the even *columns* 0, 2, 4, ..., so
     ``2 * i`` counts each pair twice: pair ``k`` gets the angle
     ``pos / base ** (4k / d_model)`` instead of the paper's

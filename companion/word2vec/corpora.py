@@ -1,6 +1,7 @@
 """The corpora chapter 3 trains word2vec on, each checked against its SHA-256.
 
-- The *toy corpus*: seed 004's three sentences, repeated 150 times, one
+- The *toy corpus*: the three sentences of the notebook after Rothman (2021),
+  repeated 150 times, one
   repetition per line (``data/toy_corpus.txt``, shipped as ``companion.data``).
 - The *text8 head*: the first part of text8 (Wikipedia text prepared by Matt
   Mahoney), stemmed and with stop words removed, 250 lines and 331,339
@@ -29,7 +30,7 @@ __all__ = [
     "read_verified",
 ]
 
-#: Seed 004's three sentences, as its text file holds them.
+#: The three sentences of the notebook after Rothman (2021), as its text file holds them.
 TOY_SENTENCES = (
     "The black cat sat on the couch and the brown dog slept on the rug.",
     "The cat did not cross the street because it was too wet.",
@@ -92,7 +93,7 @@ def read_verified(path, sha256: str, restore: str) -> bytes:
 
 
 def toy_corpus_text(path=None) -> str:
-    """The toy corpus: seed 004's three sentences, 150 times, one repetition per line.
+    """The toy corpus: the three sentences of Rothman's notebook, 150 times, one repetition per line.
 
     Parameters
     ----------

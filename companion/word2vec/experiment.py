@@ -1,6 +1,6 @@
-"""Seed 004's experiment: word vectors, positional encodings and their sum.
+"""The black/brown experiment of the notebook after Rothman (2021): word vectors, encodings, their sum.
 
-Seed 004 takes "black" (position 2) and "brown" (position 10) of "The black
+The notebook takes "black" (position 2) and "brown" (position 10) of "The black
 cat sat on the couch and the brown dog slept on the rug." and compares, by
 cosine similarity, their word vectors ``y``, their positional encodings
 ``PE(pos)``, and the encoded embeddings ``y * sqrt(d_model) + PE(pos)`` (the
@@ -30,12 +30,12 @@ __all__ = [
     "word_position_cosines",
 ]
 
-#: The encodings the experiment can use: the paper's formula, or seed 004's loop.
+#: The encodings the experiment can use: the paper's formula, or the notebook's loop (doubled exponent).
 ENCODINGS = ("paper", "doubled")
 
 
 class Similarities(NamedTuple):
-    """Seed 004's three cosine similarities of two words at two positions.
+    """The notebook's three cosine similarities of two words at two positions.
 
     Parameters
     ----------
@@ -82,9 +82,9 @@ def encoded_similarities(
     vector_a, vector_b : array_like, shape (d_model,)
         Word vectors; their length is the encoding width (even).
     positions : pair of float, default (2, 10)
-        Positions of the two words (seed 004: "black" 2, "brown" 10).
+        Positions of the two words (the notebook's: "black" 2, "brown" 10).
     encoding : {"paper", "doubled"}, default "paper"
-        The paper's formula, or seed 004's loop with the doubled exponent.
+        The paper's formula, or the notebook's loop with the doubled exponent.
     scale : bool, default True
         Multiply word vectors by :math:`\sqrt{d_{model}}` before adding (Sec. 3.4).
 

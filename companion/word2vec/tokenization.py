@@ -80,7 +80,7 @@ def tokenize(text: str, *, lowercase: bool = True) -> list[list[str]]:
     text : str
         The corpus.
     lowercase : bool, default True
-        Lower-case every token (seed 004 does).
+        Lower-case every token (Rothman's notebook does).
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """Training word2vec with gensim 4, deterministically, and scoring it.
 
-Seed 004 calls ``gensim.models.Word2Vec(data, min_count=1, size=512,
+The notebook after Rothman (2021) calls ``gensim.models.Word2Vec(data, min_count=1, size=512,
 window=5, sg=1)``, gensim 3 code: gensim 4 renamed ``size`` to
 ``vector_size`` and ``iter`` to ``epochs``, and vectors are read from
 ``model.wv[word]`` instead of ``model[word]``.  With one worker thread and a
@@ -29,7 +29,7 @@ from .corpora import wordsim353_pairs
 
 __all__ = ["SOURCE_SETTINGS", "UnknownWordError", "train_word2vec", "word_vector", "wordsim353_scores"]
 
-#: Seed 004's settings: skip-gram, 512 dimensions, window 5, every word kept;
+#: The settings of the notebook after Rothman (2021): skip-gram, 512 dimensions, window 5, every word kept;
 #: gensim's defaults for the rest (5 epochs, 5 negative samples).
 SOURCE_SETTINGS = {"vector_size": 512, "window": 5, "min_count": 1, "sg": 1, "epochs": 5, "negative": 5}
 

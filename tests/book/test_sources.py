@@ -5,25 +5,25 @@ import pytest
 
 from companion import cosine_similarity, loop_encoding, sinusoidal_encoding
 from companion.book.sources import (
-    SEED_000_TABLE,
-    SEED_003_TABLE,
-    SEED_004_ROW_EDGES,
-    SEED_004_SIMILARITIES,
+    OG_POST_TABLE,
+    PE_NOTEBOOK_TABLE,
+    ROTHMAN_NOTEBOOK_ROW_EDGES,
+    ROTHMAN_NOTEBOOK_SIMILARITIES,
     doubled_exponent_encoding,
 )
 
 
-@pytest.mark.parametrize("printed", [SEED_000_TABLE, SEED_003_TABLE], ids=["seed000", "seed003"])
+@pytest.mark.parametrize("printed", [OG_POST_TABLE, PE_NOTEBOOK_TABLE], ids=["og-post", "pe-notebook"])
 def test_printed_tables_are_the_float32_table_to_four_decimals(printed):
     seq_len, d_model = printed.shape
     table32 = sinusoidal_encoding(np.arange(seq_len), d_model, dtype=np.float32).astype(np.float64)
     np.testing.assert_array_equal(np.round(table32, 4), printed)
 
 
-def test_seed000_entry_is_float32_rounding_not_float64():
+def test_the_og_posts_entry_is_float32_rounding_not_float64():
     # cos(0.01) = 0.99995000004...: float64 rounds to 1.0000; float32 holds 0.99994999 and prints 0.9999.
     assert np.round(loop_encoding(4, 4)[1, 3], 4) == 1.0
-    assert SEED_000_TABLE[1, 3] == 0.9999
+    assert OG_POST_TABLE[1, 3] == 0.9999
 
 
 def test_doubled_exponent_is_the_paper_with_base_squared():
@@ -36,8 +36,8 @@ def test_doubled_exponent_is_the_paper_with_base_squared():
 
 
 @pytest.mark.parametrize("position", [2, 10])
-def test_seed004_printed_rows_come_from_the_doubled_exponent(position):
-    first, last = SEED_004_ROW_EDGES[position]
+def test_rothmans_printed_rows_come_from_the_doubled_exponent(position):
+    first, last = ROTHMAN_NOTEBOOK_ROW_EDGES[position]
     doubled = doubled_exponent_encoding([position], 512)[0]
     np.testing.assert_allclose(doubled[:3], first, rtol=5e-5, atol=5e-5)
     np.testing.assert_allclose(doubled[-3:], last, rtol=5e-5)
@@ -47,7 +47,7 @@ def test_seed004_printed_rows_come_from_the_doubled_exponent(position):
     assert ratio == pytest.approx(10_000 ** (510 / 512), rel=2e-6)
 
 
-def test_seed004_positional_similarity_is_reproduced_and_corrected():
+def test_rothmans_positional_similarity_is_reproduced_and_corrected():
     doubled = doubled_exponent_encoding([2, 10], 512)
-    assert round(cosine_similarity(*doubled), 7) == SEED_004_SIMILARITIES["positional"]
+    assert round(cosine_similarity(*doubled), 7) == ROTHMAN_NOTEBOOK_SIMILARITIES["positional"]
     assert round(cosine_similarity(*sinusoidal_encoding([2, 10], 512)), 4) == 0.7225

@@ -72,8 +72,8 @@ def test_every_equation_is_typeset(visits, path):
 
 
 def test_the_chapters_have_equations_and_figures(visits):
-    assert visits["notebooks/04_linearity_proof.html"]["typeset"] > 50
-    for path in ["notebooks/01_loop_version.html", "notebooks/05_reading_the_encoding.html"]:
+    assert visits["notebooks/05_linearity_proof.html"]["typeset"] > 50
+    for path in ["notebooks/02_loop_version.html", "notebooks/07_reading_the_encoding.html"]:
         assert visits[path]["figures"] >= 2, path
 
 

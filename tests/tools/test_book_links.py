@@ -43,8 +43,8 @@ def test_colab_urls_follow_the_configured_repository_and_branch():
     url, branch = repository()
     owner_and_name = url.removeprefix("https://github.com/")
     assert re.fullmatch(r"[\w.-]+/[\w.-]+", owner_and_name)
-    assert colab_url("01_loop_version.ipynb") == (
-        f"https://colab.research.google.com/github/{owner_and_name}/blob/{branch}/notebooks/01_loop_version.ipynb"
+    assert colab_url("02_loop_version.ipynb") == (
+        f"https://colab.research.google.com/github/{owner_and_name}/blob/{branch}/notebooks/02_loop_version.ipynb"
     )
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from companion import cosine_similarity, sinusoidal_encoding
-from companion.book.sources import SEED_004_SIMILARITIES
+from companion.book.sources import ROTHMAN_NOTEBOOK_SIMILARITIES
 from companion.word2vec.experiment import (
     encoded_similarities,
     encoded_similarity_by_gap,
@@ -22,7 +22,7 @@ def words():
 
 def test_positional_similarities_do_not_depend_on_the_words(words):
     doubled = encoded_similarities(*words, encoding="doubled")
-    assert round(doubled.positional, 7) == SEED_004_SIMILARITIES["positional"]
+    assert round(doubled.positional, 7) == ROTHMAN_NOTEBOOK_SIMILARITIES["positional"]
     assert round(encoded_similarities(*words).positional, 4) == 0.7225
 
 

@@ -13,7 +13,7 @@ def test_toy_corpus_gives_450_lowercase_sentences():
 
 
 def test_glued_sentences_become_one_token():
-    glued = "".join(TOY_SENTENCES)  # "...rug.The cat..." as in seed 004's file
+    glued = "".join(TOY_SENTENCES)  # "...rug.The cat..." as in the file of Rothman's notebook
     sentences = tokenize(glued)
     assert len(sentences) == 1
     assert "rug.the" in sentences[0] and "wet.the" in sentences[0]

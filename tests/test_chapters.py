@@ -1,0 +1,114 @@
+"""Every chapter teaches the same way: what it covers, a summary, exercises with checked solutions.
+
+The conventions (see ../shared/STYLE.md and the README):
+
+- after the title, an admonition "In this chapter" says what the reader will learn and what the
+  chapter assumes;
+- the chapter ends with a "Summary" section and an "Exercises" section of at least three
+  ``{exercise}`` directives, each with a ``{solution}`` collapsed by default (``:class: dropdown``);
+  a solution that needs code is written with the gated ``{solution-start}`` / ``{solution-end}``
+  directives around real code cells, which run (and assert) with the rest of the chapter;
+- the sources are named by what they are, never "seed NNN"; remarks on how the book is tested live in
+  the introduction only; check cells assert quietly (no "...: True" test logs); notebook markdown holds
+  no control character (a JSON "\\t" in "\\text" once became a TAB and rendered as "ext").
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+READER_PAGES = sorted((ROOT / "book").glob("*.md"))
+
+
+def cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def source(cell):
+    return "".join(cell["source"])
+
+
+def markdown(path):
+    return [source(cell) for cell in cells(path) if cell["cell_type"] == "markdown"]
+
+
+def text_outputs(cell):
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            yield "".join(output["text"])
+        elif "text/plain" in output.get("data", {}):
+            yield "".join(output["data"]["text/plain"])
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_the_chapter_opens_with_what_it_teaches_and_assumes(path):
+    opening = "\n".join(markdown(path)[:3])
+    assert "{admonition} In this chapter" in opening, "no 'In this chapter' admonition after the title"
+    assert "You will learn" in opening and "It assumes" in opening
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_the_chapter_ends_with_a_summary_and_at_least_three_exercises_with_collapsed_solutions(path):
+    text = "\n".join(markdown(path))
+    headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert headings[-2:] == ["Summary", "Exercises"], headings[-3:]
+    exercises = re.findall(r"\{exercise(?:-start)?\}[^\n]*\n:label: ([\w-]+)", text)
+    assert len(exercises) >= 3, exercises
+    solutions = re.findall(r"\{solution(?:-start)?\} ([\w-]+)\n:class: dropdown", text)
+    assert sorted(solutions) == sorted(exercises), (exercises, solutions)
+    assert text.count("{solution-start}") == text.count("{solution-end}")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_code_solutions_are_cells_that_check_themselves(path):
+    inside, checked, code_solutions = False, False, 0
+    for cell in cells(path):
+        if cell["cell_type"] == "markdown" and "{solution-start}" in source(cell):
+            inside, checked = True, False
+        elif cell["cell_type"] == "markdown" and "{solution-end}" in source(cell):
+            if checked:
+                code_solutions += 1
+            inside = False
+        elif inside and cell["cell_type"] == "code":
+            assert "assert" in source(cell), f"a solution's code cell does not check its result:\n{source(cell)}"
+            assert cell.get("execution_count") is not None, "a solution's code cell was not executed"
+            checked = True
+    text = "\n".join(markdown(path))
+    if "{solution-start}" in text:
+        assert code_solutions >= 1
+
+
+PAGES_AND_CHAPTERS = CHAPTERS + READER_PAGES
+
+
+@pytest.mark.parametrize("path", PAGES_AND_CHAPTERS, ids=lambda path: path.name)
+def test_no_page_names_a_source_by_its_file_number(path):
+    assert not re.search(r"\bseed[ _-]?0\d\d\b", path.read_text(), re.IGNORECASE)
+
+
+def test_the_companions_public_names_and_tests_do_not_name_seeds():
+    for file in list((ROOT / "companion").rglob("*.py")) + list((ROOT / "tests").rglob("*.py")):
+        assert not re.search(r"\bseed[ _-]?0\d\d\b|SEED_0\d\d", file.read_text(), re.IGNORECASE), file
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_how_the_book_is_tested_is_told_in_the_introduction_not_in_chapters(path):
+    for text in markdown(path):
+        assert not re.search(r"not compared when|when the book is tested|the book's tests compare", text), text
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_check_cells_assert_quietly(path):
+    for cell in cells(path):
+        for text in text_outputs(cell):
+            assert not re.search(r":\s*True\s*$", text, re.MULTILINE), f"a check cell prints a test log:\n{text}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_markdown_holds_no_control_characters(path):
+    for text in markdown(path):
+        assert not re.search(r"[\x00-\x09\x0b-\x1f]", text), repr(text[:200])

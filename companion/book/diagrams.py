@@ -62,7 +62,7 @@ def draw_encoding_entry(ax=None):
     (Sec. 5.4), the first attention layer (Sec. 3.2).  Position path, below: the
     positions and their encoding :math:`PE(pos)` (Sec. 3.5), whose arrow enters the sum
     node from below.  Each node's label is a text centred on the node; each arrow is an
-    annotation from the edge of one node to the edge of the next (:data:`ENCODING_ENTRY_EDGES`),
+    annotation from the edge of one node to the edge of the next (``ENCODING_ENTRY_EDGES``),
     along a row or a column.
 
     Parameters

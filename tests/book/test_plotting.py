@@ -221,3 +221,10 @@ def test_nearest_distances_plot_marks_and_labels_collisions_at_the_bottom():
 def test_plot_helpers_reject_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_frequency_scaling_ticks_count_halvings():
+    omega = angular_frequencies(64)
+    ax = plot_frequency_scaling(64, {"eight times slower": omega / 8})
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["1", "1/2", "1/4", "1/8"]
+    np.testing.assert_allclose(ax.get_yticks(), [1, 0.5, 0.25, 0.125])

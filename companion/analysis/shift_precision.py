@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_choice, check_d_model, check_positions, check_real_array
+from .._checks import check_choice, check_d_model, check_offset, check_positions, check_real_array
 from ..encoding.frequencies import angular_frequencies
 from ..encoding.table import sinusoidal_encoding
-from .linearity import rotation_matrix
 
 __all__ = [
     "SHIFT_TABLES",
@@ -217,7 +216,7 @@ def shift_residual(table, shifted, offset: float, *, base: float = 10_000.0) -> 
 
     For an exact table, ``shifted[j] = PE(p_j + k) = R(k) PE(p_j)`` (the shift theorem),
     and the residual is zero.  :math:`R(k)` is
-    :func:`~companion.analysis.linearity.rotation_matrix`, built in float64.
+    :func:`~companion.analysis.linearity.rotation_matrix`, applied pair by pair in float64.
 
     Parameters
     ----------
@@ -255,8 +254,12 @@ def shift_residual(table, shifted, offset: float, *, base: float = 10_000.0) -> 
         raise ValueError(
             f"table and shifted must be 2-D arrays of one shape (n, d_model), got {table.shape} and {shifted.shape}"
         )
-    rotation = rotation_matrix(offset, check_d_model(table.shape[1]), base)
-    return np.abs(table @ rotation.T - shifted).max(axis=1)
+    angles = check_offset(offset) * angular_frequencies(check_d_model(table.shape[1]), base)
+    cosines, sines = np.cos(angles), np.sin(angles)
+    # block i of R(k) is [[cos, sin], [-sin, cos]] acting on (sin, cos) of pair i; no dense matrix needed
+    sine_rows = np.abs(cosines * table[:, 0::2] + sines * table[:, 1::2] - shifted[:, 0::2])
+    cosine_rows = np.abs(cosines * table[:, 1::2] - sines * table[:, 0::2] - shifted[:, 1::2])
+    return np.maximum(sine_rows.max(axis=1), cosine_rows.max(axis=1))
 
 
 def _rotate(x: np.ndarray, angles: np.ndarray) -> np.ndarray:

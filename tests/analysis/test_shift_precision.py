@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion import apply_rotary, angular_frequencies, sinusoidal_encoding
+from companion.analysis.linearity import rotation_matrix
 from companion.analysis.shift_precision import (
     SIGNIFICAND_BITS,
     angle_encoding,
@@ -89,6 +90,13 @@ def test_the_companions_float32_table_keeps_the_shift_at_every_position(start):
     assert shift_residual(table[:-1], table[1:], 1).max() < 2e-7
     exact = angle_encoding(positions, 512, precision="float64")
     assert shift_residual(exact, angle_encoding(positions + 1, 512, precision="float64"), 1).max() < 1e-9
+
+
+def test_shift_residual_applies_the_rotation_matrix():
+    table = np.random.default_rng(2).normal(size=(5, 32))
+    shifted = np.random.default_rng(3).normal(size=(5, 32))
+    expected = np.abs(table @ rotation_matrix(7, 32).T - shifted).max(axis=1)
+    np.testing.assert_allclose(shift_residual(table, shifted, 7), expected, rtol=0, atol=1e-13)
 
 
 def test_shift_residual_of_an_exact_table_is_zero_and_of_a_wrong_offset_is_not():

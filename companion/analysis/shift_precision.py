@@ -12,9 +12,10 @@ to :math:`|\theta| \cdot 2^{-b}`: a phase error that grows with the position.
 Here angles are computed the way a framework computes them in a given
 precision: the position, the frequency and their product are each rounded to
 that format (the product of two such numbers is exact in float64, so rounding
-it once is the format's own multiplication).  Sines, cosines, rotations and
-dot products are then evaluated in float64, so that the rounding of the angle
-is the only error measured.
+it once is the format's own multiplication).  Any of the three roundings can
+be left out (``rounded=``), to see which of them breaks the shift.  Sines,
+cosines, rotations and dot products are then evaluated in float64, so that the
+rounding of the angle is the only error measured.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..encoding.frequencies import angular_frequencies
 from ..encoding.table import sinusoidal_encoding
 
 __all__ = [
+    "ROUNDED_QUANTITIES",
     "SHIFT_TABLES",
     "SIGNIFICAND_BITS",
     "angle_encoding",
@@ -39,6 +41,19 @@ __all__ = [
 
 #: Significant bits (the implicit leading bit included) of each format an angle can be computed in.
 SIGNIFICAND_BITS = {"float64": 53, "float32": 24, "bfloat16": 8}
+
+
+#: What a framework rounds when it computes an angle p * omega_i in a narrow format.
+ROUNDED_QUANTITIES = ("position", "frequency", "product")
+
+
+def _check_rounded(rounded) -> frozenset:
+    if isinstance(rounded, str) or not all(isinstance(name, str) for name in rounded):
+        raise TypeError(f"rounded must be a collection of names from {ROUNDED_QUANTITIES}, got {rounded!r}")
+    unknown = [name for name in rounded if name not in ROUNDED_QUANTITIES]
+    if unknown:
+        raise ValueError(f"rounded must name quantities from {ROUNDED_QUANTITIES}, got {unknown}")
+    return frozenset(rounded)
 
 
 def _bits(precision) -> int:
@@ -130,14 +145,18 @@ def ulp(values, precision: str) -> np.ndarray:
     return np.ldexp(1.0, exponent - bits)
 
 
-def rounded_angles(positions, d_model: int, *, base: float = 10_000.0, precision: str = "float32") -> np.ndarray:
+def rounded_angles(positions, d_model: int, *, base: float = 10_000.0, precision: str = "float32",
+                   rounded=ROUNDED_QUANTITIES) -> np.ndarray:
     r"""The angles :math:`p\,\omega_i` as computed in `precision`.
 
-    The positions and the frequencies :math:`\omega_i = \mathrm{base}^{-2i/d_{model}}`
+    By default the positions and the frequencies :math:`\omega_i = \mathrm{base}^{-2i/d_{model}}`
     are rounded to `precision`, and so is their product: what a framework
-    computes with ``positions.to(dtype) * inv_freq.to(dtype)``, as Hugging Face
-    Transformers did for RoPE under bfloat16 autocast before its pull request
-    29285 moved the computation to float32.
+    computes with ``positions.to(dtype) * inv_freq.to(dtype)``.  This models,
+    approximately, the rotary angles of Hugging Face Transformers under bfloat16
+    autocast before its pull request 29285 (``precision="bfloat16"``), and after it
+    (``"float32"``): there ``inv_freq`` is computed in float32 as
+    ``1 / base ** (2i / d)``, which is not always the float32 nearest to
+    :math:`\omega_i`, whereas here each frequency is rounded once.
 
     Parameters
     ----------
@@ -149,17 +168,21 @@ def rounded_angles(positions, d_model: int, *, base: float = 10_000.0, precision
         Finite and greater than 1.
     precision : {"float64", "float32", "bfloat16"}, default "float32"
         The format the angles are computed in.
+    rounded : collection of {"position", "frequency", "product"}, default all three
+        Which quantities are rounded to `precision`; the others stay in float64.
+        ``("frequency",)``, say, is a float32 ``inv_freq`` buffer times exact
+        positions, the product formed in float64.
 
     Returns
     -------
     ndarray, shape (seq_len, d_model // 2), dtype float64
-        Radians; with ``"float64"``, the companion's own angles.
+        Radians; with ``"float64"`` (or ``rounded=()``), the companion's own angles.
 
     Raises
     ------
     TypeError, ValueError
         On bad positions, `d_model` or `base`, as :func:`~companion.sinusoidal_encoding`,
-        or an unknown `precision`.
+        an unknown `precision`, or a `rounded` that is not a collection of the names above.
 
     Examples
     --------
@@ -167,14 +190,25 @@ def rounded_angles(positions, d_model: int, *, base: float = 10_000.0, precision
     array([[1000000.]])
     >>> rounded_angles([10**6], 2, precision="bfloat16")  # the position itself is rounded
     array([[999424.]])
+    >>> rounded_angles([10**6], 2, precision="bfloat16", rounded=("frequency", "product"))
+    array([[999424.]])
+    >>> rounded_angles([10**6], 2, precision="bfloat16", rounded=("frequency",))
+    array([[1000000.]])
     """
     positions = check_positions(positions)
+    rounded = _check_rounded(rounded)
     omega = angular_frequencies(d_model, base)  # checks d_model and base
-    angles = round_to_precision(positions, precision)[:, None] * round_to_precision(omega, precision)
-    return round_to_precision(angles, precision)
+    _bits(precision)  # checks precision even when nothing is rounded
+
+    def maybe_round(values, quantity):
+        return round_to_precision(values, precision) if quantity in rounded else values
+
+    angles = maybe_round(positions, "position")[:, None] * maybe_round(omega, "frequency")
+    return maybe_round(angles, "product")
 
 
-def angle_encoding(positions, d_model: int, *, base: float = 10_000.0, precision: str = "float32") -> np.ndarray:
+def angle_encoding(positions, d_model: int, *, base: float = 10_000.0, precision: str = "float32",
+                   rounded=ROUNDED_QUANTITIES) -> np.ndarray:
     """The table whose angles are computed in `precision`, with float64 sines and cosines.
 
     Parameters
@@ -187,6 +221,8 @@ def angle_encoding(positions, d_model: int, *, base: float = 10_000.0, precision
         Finite and greater than 1.
     precision : {"float64", "float32", "bfloat16"}, default "float32"
         The format the angles are computed in (:func:`rounded_angles`).
+    rounded : collection of {"position", "frequency", "product"}, default all three
+        Which quantities are rounded (:func:`rounded_angles`).
 
     Returns
     -------
@@ -205,7 +241,7 @@ def angle_encoding(positions, d_model: int, *, base: float = 10_000.0, precision
     ...                  sinusoidal_encoding(np.arange(50), 8), rtol=0, atol=1e-13))
     True
     """
-    angles = rounded_angles(positions, d_model, base=base, precision=precision)
+    angles = rounded_angles(positions, d_model, base=base, precision=precision, rounded=rounded)
     table = np.empty((angles.shape[0], 2 * angles.shape[1]))
     table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
     return table
@@ -279,6 +315,7 @@ def rope_scores(
     *,
     base: float = 10_000.0,
     precision: str = "float32",
+    rounded=ROUNDED_QUANTITIES,
 ) -> np.ndarray:
     r"""Attention scores of one query and one key under RoPE, with angles computed in `precision`.
 
@@ -298,6 +335,8 @@ def rope_scores(
     precision : {"float64", "float32", "bfloat16"}, default "float32"
         The format the angles are computed in (:func:`rounded_angles`); the rotation and
         the dot product are evaluated in float64.
+    rounded : collection of {"position", "frequency", "product"}, default all three
+        Which quantities of the angles are rounded (:func:`rounded_angles`).
 
     Returns
     -------
@@ -307,10 +346,11 @@ def rope_scores(
     Raises
     ------
     TypeError
-        If `query`, `key` or the positions do not hold real numbers.
+        If `query`, `key` or the positions do not hold real numbers, or `rounded` is not
+        a collection of names.
     ValueError
         If `query` and `key` are not 1-D of one even length, the two position arrays
-        differ in length, or a position, `base` or `precision` is invalid.
+        differ in length, or a position, `base`, `precision` or `rounded` is invalid.
 
     Examples
     --------
@@ -330,12 +370,14 @@ def rope_scores(
             f"query_positions and key_positions must have one length, got {query_positions.size} and "
             f"{key_positions.size}"
         )
-    rotated_query = _rotate(query, rounded_angles(query_positions, d, base=base, precision=precision))
-    rotated_key = _rotate(key, rounded_angles(key_positions, d, base=base, precision=precision))
+    options = {"base": base, "precision": precision, "rounded": rounded}
+    rotated_query = _rotate(query, rounded_angles(query_positions, d, **options))
+    rotated_key = _rotate(key, rounded_angles(key_positions, d, **options))
     return (rotated_query * rotated_key).sum(axis=1)
 
 
-#: The tables of chapter 6's shift figure: name -> function(positions, d_model) giving the rows.
+#: The tables of the shift figure of the chapter "Precision at long context":
+#: name -> function(positions, d_model) giving the rows.
 SHIFT_TABLES = {
     "angles in bfloat16": lambda positions, d: angle_encoding(positions, d, precision="bfloat16"),
     "angles in float32": lambda positions, d: angle_encoding(positions, d, precision="float32"),

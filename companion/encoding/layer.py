@@ -51,7 +51,8 @@ class SinusoidalPositionalEncoding(nn.Module):
     is the size of that cache, not a limit: other positions are computed when asked for,
     with the same accuracy.  The table is built in float64 and rounded once to the
     buffer's dtype, and rebuilt, not cast, when the module moves to another dtype or
-    device (``.double()``, ``.half()``, ``.to("cuda")``), so it is always correctly rounded.
+    device (``.double()``, ``.half()``, ``.to("cuda")``), so its float64 values are always
+    rounded once, never twice.
     When ``x`` has another dtype or device than the buffer (autocast, say), the rows are
     computed in ``x``'s dtype on ``x``'s device.  The buffer is not saved in
     ``state_dict()``: it is a function of the arguments, rebuilt exactly on
@@ -162,7 +163,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         Returns
         -------
         Tensor, shape (seq_len, d_model)
-            Correctly rounded in `dtype`.
+            Float64 values rounded once, to nearest, to `dtype`.
 
         Raises
         ------

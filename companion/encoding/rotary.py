@@ -57,7 +57,9 @@ def apply_rotary(x, positions, *, base: float = 10_000.0, pairing: str = "interl
     -------
     ndarray of float64, or Tensor of the dtype and on the device of `x`; same shape as `x`
         Pair ``(a, b)`` becomes ``(a cos t - b sin t, a sin t + b cos t)``
-        with ``t = position * omega_i``, the angles computed in float64; norms are preserved.
+        with ``t = position * omega_i``, the angles and their cosines and sines computed in
+        float64.  For a tensor the cosines and sines are then rounded to the dtype of `x`, and
+        the rotation is computed in that dtype; norms are preserved up to its rounding.
 
     Raises
     ------

@@ -28,13 +28,16 @@ def sinusoidal_encoding(
         PE_{(pos, 2i+1)} = \cos(\omega_i \, pos), \quad
         \omega_i = \mathrm{base}^{-2i/d_{model}}.
 
-    Every value is computed in float64 and rounded once to `dtype`, so a
-    float32 table is the exact table rounded to nearest, up to the float64
-    error of the angle (about ``1e-16 * pos``, far below float32's half-ulp
-    of 3e-8 at ``pos = 1e6``).  For positions in arithmetic progression, such
-    as ``np.arange(seq_len)``, the table is assembled by angle addition from
-    directly computed anchors (:mod:`companion.encoding.angle_addition`), which is as
-    accurate and several times faster than one sine and cosine per entry.
+    Every value is computed in float64 and rounded once to `dtype`, so each
+    entry of a float32 table is within ``2**-25`` (about 3e-8, half a float32
+    ulp of values near 1) of the exact value, plus the float64 error of the
+    angle (about ``1e-16 * pos``, far below 3e-8 up to ``pos = 1e7``).  It is
+    not always the float32 nearest to the exact value: smaller entries have
+    finer ulps, which that float64 error can exceed.  For positions in
+    arithmetic progression, such as ``np.arange(seq_len)``, the table is
+    assembled by angle addition from directly computed anchors
+    (:mod:`companion.encoding.angle_addition`), which is about as accurate and
+    several times faster than one sine and cosine per entry.
 
     Parameters
     ----------

@@ -2,10 +2,11 @@
 
 Every angle ``position * omega_i`` and its sine and cosine are evaluated in
 float64 on the device that holds the positions (or the one asked for), and
-each value is rounded once to the requested dtype: correctly, for float16 and
-bfloat16 too (:func:`round_to_dtype`).  Nothing goes through numpy, so the
-function works on any device, is differentiable in the positions, and
-compiles with ``torch.compile(fullgraph=True)``.
+each float64 value is rounded once, to nearest, to the requested dtype:
+float16 and bfloat16 too, which a plain cast would round twice
+(:func:`round_to_dtype`).  Nothing goes through numpy, so the function works
+on any device, is differentiable in the positions, and compiles with
+``torch.compile(fullgraph=True)``.
 """
 
 from __future__ import annotations
@@ -195,7 +196,7 @@ def torch_sinusoidal_encoding(
 
     The same values as :func:`~companion.sinusoidal_encoding`, computed with torch on the
     positions' device (or `device`): every angle and its sine and cosine in float64, each
-    value rounded once to `dtype` (correctly for float16 and bfloat16 too, see
+    float64 value rounded once, to nearest, to `dtype` (float16 and bfloat16 too, see
     :func:`round_to_dtype`).  On a device without float64 (Apple's MPS) the table is
     computed on the CPU and moved.  Rows are filled a chunk at a time, so that the
     memory used on the way stays small next to the table (about 1.07 times the table

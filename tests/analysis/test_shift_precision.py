@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from companion import apply_rotary, angular_frequencies, sinusoidal_encoding
 from companion.analysis.linearity import rotation_matrix
 from companion.analysis.shift_precision import (
+    ROUNDED_QUANTITIES,
     SIGNIFICAND_BITS,
     angle_encoding,
     rope_scores,
@@ -92,6 +93,46 @@ def test_the_companions_float32_table_keeps_the_shift_at_every_position(start):
     assert shift_residual(exact, angle_encoding(positions + 1, 512, precision="float64"), 1).max() < 1e-9
 
 
+def test_rounding_nothing_gives_the_float64_angles():
+    positions = np.arange(10**6, 10**6 + 5)
+    np.testing.assert_array_equal(rounded_angles(positions, 64, precision="bfloat16", rounded=()),
+                                  rounded_angles(positions, 64, precision="float64"))
+    assert set(ROUNDED_QUANTITIES) == {"position", "frequency", "product"}
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_each_rounding_is_the_formats_own(precision):
+    positions = np.array([3.0, 1000.0, 10**6 + 1.0])
+    omega = angular_frequencies(32)
+    exact = positions[:, None] * omega
+    np.testing.assert_array_equal(rounded_angles(positions, 32, precision=precision, rounded=["product"]),
+                                  round_to_precision(exact, precision))
+    np.testing.assert_array_equal(rounded_angles(positions, 32, precision=precision, rounded=["frequency"]),
+                                  positions[:, None] * round_to_precision(omega, precision))
+    np.testing.assert_array_equal(rounded_angles(positions, 32, precision=precision, rounded=["position"]),
+                                  round_to_precision(positions, precision)[:, None] * omega)
+
+
+def test_a_rounded_frequency_moves_the_values_but_keeps_the_shift():
+    positions = np.arange(10**6, 10**6 + 17)
+    frequency_only = angle_encoding(positions, 512, rounded=("frequency",))
+    assert np.abs(frequency_only - sinusoidal_encoding(positions, 512)).max() > 1e-2
+    assert shift_residual(frequency_only[:-1], frequency_only[1:], 1).max() < 1e-7
+    product_only = angle_encoding(positions, 512, rounded=("product",))
+    assert shift_residual(product_only[:-1], product_only[1:], 1).max() > 1e-3
+
+
+def test_rope_scores_with_rounded_frequencies_depend_on_the_offset_alone():
+    rng = np.random.default_rng(0)
+    query, key = rng.normal(size=(2, 128))
+    window = np.arange(10**6, 10**6 + 64)
+    exact = rope_scores(query, key, [10], [7], precision="float64")[0]
+    frequency_only = rope_scores(query, key, window, window - 3, rounded=("frequency",))
+    product_only = rope_scores(query, key, window, window - 3, rounded=("product",))
+    assert np.abs(frequency_only - exact).max() < 1e-7 * abs(exact)
+    assert np.abs(product_only - exact).max() > 1e-3 * abs(exact)
+
+
 def test_shift_residual_applies_the_rotation_matrix():
     table = np.random.default_rng(2).normal(size=(5, 32))
     shifted = np.random.default_rng(3).normal(size=(5, 32))
@@ -144,5 +185,9 @@ def test_bad_arguments_are_named():
         rope_scores(np.zeros(4), np.zeros(6), [1], [0])
     with pytest.raises(ValueError, match="one length"):
         rope_scores(np.zeros(4), np.zeros(4), [1, 2], [0])
+    with pytest.raises(TypeError, match="rounded must be a collection"):
+        rounded_angles([1], 4, rounded="position")
+    with pytest.raises(ValueError, match="rounded must name quantities"):
+        rope_scores(np.zeros(4), np.zeros(4), [1], [0], rounded=("angle",))
     with pytest.raises(ValueError, match="key_positions must be finite"):
         rope_scores(np.zeros(4), np.zeros(4), [1], [np.inf])

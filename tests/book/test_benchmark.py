@@ -39,6 +39,14 @@ def test_format_has_one_line_per_row():
     assert len(format_benchmark(rows).splitlines()) == 1 + len(rows)
 
 
+def test_format_names_the_baseline_the_ratios_divide_by():
+    rows = benchmark([(16, 4)], rounds=1, baseline="pow recipe (torch)")
+    lines = format_benchmark(rows, reference="pow recipe (torch)").splitlines()
+    assert "x pow recipe (torch)" in lines[0]
+    recipe_line = next(line for line in lines if "pow recipe (torch)" in line and line.startswith("16"))
+    assert recipe_line.split()[-2] == "1.00"
+
+
 @pytest.mark.parametrize("kwargs, message", [({"rounds": 0}, "rounds must be at least 1"),
                                              ({"sizes": [(16, 5)]}, "d_model must be a positive even")])
 def test_bad_arguments(kwargs, message):

@@ -23,7 +23,7 @@ SPACINGS = ("paper", "tensor2tensor")
 # are no longer distinct float64 numbers, so such a table would be wrong.
 MAX_EXACT_POSITION = 2**53
 
-# Each narrow floating dtype holds every integer of magnitude below these limits
+# Each narrow floating dtype holds every integer of magnitude up to these limits
 # (2**24 + 1 is the first integer float32 cannot hold). Positions stored in such a
 # dtype that reach the limit may already have been rounded (np.arange(2**24, 2**24 + 3,
 # dtype=np.float32) holds 2**24 three times), so they are refused rather than encoded.
@@ -44,7 +44,7 @@ def check_exact_integers(largest: float, dtype_name: str) -> None:
     limit = EXACT_INTEGER_LIMITS.get(dtype_name)
     if limit is not None and largest >= limit:
         raise ValueError(
-            f"positions has dtype {dtype_name}, which holds every integer only below {limit}, "
+            f"positions has dtype {dtype_name}, which holds every integer only up to {limit}, "
             f"but its values reach {largest:g}: positions may already have been rounded. Pass "
             f"integer positions (np.arange(seq_len) or torch.arange(seq_len)) or float64"
         )

@@ -70,8 +70,8 @@ POSITION_BUILDERS = [
         ([1 + 2j], TypeError, "real numbers"),
         ([2.0**60], ValueError, r"magnitude at most 2\*\*53"),
         (np.array([-(2**62)]), ValueError, r"magnitude at most 2\*\*53"),
-        (np.arange(2**24, 2**24 + 3, dtype=np.float32), ValueError, "dtype float32, which holds every integer only below 16777216"),
-        (np.array([3000.0], dtype=np.float16), ValueError, "dtype float16, which holds every integer only below 2048"),
+        (np.arange(2**24, 2**24 + 3, dtype=np.float32), ValueError, "dtype float32, which holds every integer only up to 16777216"),
+        (np.array([3000.0], dtype=np.float16), ValueError, "dtype float16, which holds every integer only up to 2048"),
     ],
 )
 def test_positions_must_be_finite_real_1d(build, positions, error, message):
@@ -125,9 +125,9 @@ def test_reference_digits():
 
 @pytest.mark.parametrize(
     "positions, message",
-    [(torch.arange(250, 260, dtype=torch.bfloat16), "dtype bfloat16, which holds every integer only below 256"),
-     (torch.tensor([3000.0], dtype=torch.float16), "dtype float16, which holds every integer only below 2048"),
-     (torch.tensor([2.0**25], dtype=torch.float32), "dtype float32, which holds every integer only below 16777216")],
+    [(torch.arange(250, 260, dtype=torch.bfloat16), "dtype bfloat16, which holds every integer only up to 256"),
+     (torch.tensor([3000.0], dtype=torch.float16), "dtype float16, which holds every integer only up to 2048"),
+     (torch.tensor([2.0**25], dtype=torch.float32), "dtype float32, which holds every integer only up to 16777216")],
 )
 def test_torch_positions_beyond_their_dtype_are_refused(positions, message):
     with pytest.raises(ValueError, match=message):

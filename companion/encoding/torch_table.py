@@ -163,7 +163,7 @@ def _as_positions(positions, device):
         name = str(positions.dtype).removeprefix("torch.")
         if name in EXACT_INTEGER_LIMITS and largest.item() >= EXACT_INTEGER_LIMITS[name]:
             raise ValueError(
-                f"positions has dtype {name}, which holds every integer only below {EXACT_INTEGER_LIMITS[name]}, "
+                f"positions has dtype {name}, which holds every integer only up to {EXACT_INTEGER_LIMITS[name]}, "
                 f"but its values reach {largest.item():g}: positions may already have been rounded. Pass "
                 f"integer positions (torch.arange(seq_len)) or float64"
             )

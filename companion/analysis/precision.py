@@ -1,10 +1,11 @@
 """How accurate each way of building the table is, against a 40-digit reference.
 
-Chapter 6 compares the common float32 recipes, the float64 table rounded to
-float32, the companion's tables in four precisions, and half-precision
-tables.  A float32 recipe rounds the angle ``p * omega`` to float32 before
-taking its sine: that rounding moves the phase by up to about ``|p| * 2**-24``
-radians, so its error grows in proportion to the position.
+The chapter *Precision at long context* compares the common float32 recipes,
+the float64 table rounded to float32, the companion's tables in four
+precisions, and half-precision tables.  A float32 recipe rounds the angle
+``p * omega`` to float32 before taking its sine: that rounding moves the phase
+by up to about ``|p| * 2**-24`` radians, so its error grows in proportion to
+the position.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ def _as_float64(table) -> np.ndarray:
     return table.double().numpy() if isinstance(table, torch.Tensor) else np.asarray(table, dtype=np.float64)
 
 
-#: The tables compared in chapter 6: name -> function(positions, d_model) giving
-#: that method's rows for integer `positions`, as float64.
+#: The tables compared in the chapter *Precision at long context*: name ->
+#: function(positions, d_model) giving that method's rows for integer `positions`, as float64.
 PRECISION_METHODS = {
     "exp/log recipe, float32 (Annotated Transformer)": lambda p, d: _as_float64(
         annotated_transformer_encoding(torch.as_tensor(p), d)),

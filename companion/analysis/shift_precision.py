@@ -335,7 +335,8 @@ def rope_scores(
     return (rotated_query * rotated_key).sum(axis=1)
 
 
-#: The tables of chapter 6's shift figure: name -> function(positions, d_model) giving the rows.
+#: The tables of the shift figure in the chapter *Precision at long context*: name ->
+#: function(positions, d_model) giving the rows.
 SHIFT_TABLES = {
     "angles in bfloat16": lambda positions, d: angle_encoding(positions, d, precision="bfloat16"),
     "angles in float32": lambda positions, d: angle_encoding(positions, d, precision="float32"),

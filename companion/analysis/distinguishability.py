@@ -6,9 +6,9 @@ The distance between two encodings depends only on their offset :math:`k = q - p
 
     \lVert PE(p) - PE(q) \rVert^2 = \sum_i 2 - 2\cos(\omega_i k) = 4 \sum_i \sin^2(\omega_i k / 2),
 
-(chapter 4's relative-position identity), so the closest pair among positions
-``0 .. max_len - 1`` is found by scanning the offsets.  A table rounded to a
-narrower dtype adds its rounding error to these distances.
+(the relative-position identity of the chapter *Shifting a position is a rotation*), so
+the closest pair among positions ``0 .. max_len - 1`` is found by scanning the offsets.
+A table rounded to a narrower dtype adds its rounding error to these distances.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The encoding and its shift matrix as sympy expressions, for exact checks.
 
-Chapter 4 uses these to verify :math:`PE(p + k) = R(k) PE(p)` with symbols in
-place of numbers: the difference simplifies to exactly zero.
+The chapter *Shifting a position is a rotation* uses these to verify
+:math:`PE(p + k) = R(k) PE(p)` with symbols in place of numbers: the
+difference simplifies to exactly zero.
 """
 
 from __future__ import annotations

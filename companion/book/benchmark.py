@@ -63,8 +63,8 @@ SPEED_METHODS = {
 #: The third-party float32 recipes the companion is compared with.
 RECIPES = ("exp/log recipe (torch)", "pow recipe (torch)")
 
-#: Chapter 2's comparison: the float64 table by a Python loop, by one sine and cosine per entry,
-#: and by the companion, at (seq_len, d_model) = LOOP_SIZE.
+#: The comparison in the chapter *The vectorized version*: the float64 table by a Python
+#: loop, by one sine and cosine per entry, and by the companion, at (seq_len, d_model) = LOOP_SIZE.
 LOOP_SIZE = (1000, 512)
 LOOP_METHODS = {
     "loop (Python)": lambda n, d: loop_encoding(n, d),

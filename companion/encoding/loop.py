@@ -1,8 +1,8 @@
 """The loop version: the paper's formula written out cell by cell.
 
 This is the code a reader writes first, with Python loops and :mod:`math`.
-It is slow on purpose; chapter 2 replaces it with array code and the tests
-hold the two to the same values.
+It is slow on purpose; the chapter *The vectorized version* replaces it with
+array code, and the tests hold the two to the same values.
 """
 
 from __future__ import annotations

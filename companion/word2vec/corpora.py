@@ -1,4 +1,6 @@
-"""The corpora chapter 3 trains word2vec on, each checked against its SHA-256.
+"""The corpora word2vec is trained on, each checked against its SHA-256.
+
+The chapter *Black and brown: word vectors meet positions* trains on these:
 
 - The *toy corpus*: the three sentences of the notebook after Rothman (2021),
   repeated 150 times, one

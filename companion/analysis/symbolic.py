@@ -1,6 +1,6 @@
 """The encoding and its shift matrix as sympy expressions, for exact checks.
 
-Chapter 4 uses these to verify :math:`PE(p + k) = R(k) PE(p)` with symbols in
+The linearity chapter uses these to verify :math:`PE(p + k) = R(k) PE(p)` with symbols in
 place of numbers: the difference simplifies to exactly zero.
 """
 

@@ -9,8 +9,9 @@ positions (its wavelength).  Two spacings of the frequencies are in use:
   Sec. 3.5; the slowest pair turns at ``base ** (-(d_model - 2) / d_model)``.
 - ``"tensor2tensor"``: ``omega_i = base ** (-i / (d_model/2 - 1))``, the
   log-spaced timescales of tensor2tensor's ``get_timing_signal_1d``
-  (Vaswani et al., 2018), also used by fairseq's ``SinusoidalPositionalEmbedding``
-  and Hugging Face's M2M100 and NLLB; the slowest pair turns at exactly ``1 / base``.
+  (Vaswani et al., 2018), also used by fairseq's ``SinusoidalPositionalEmbedding``,
+  Marian's ``sinusoidalPositionEmbeddings`` and Hugging Face's M2M100 and NLLB;
+  the slowest pair turns at exactly ``1 / base``.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def angular_frequencies(d_model: int, base: float = 10_000.0, *, spacing: str = 
         Finite and greater than 1. The paper uses 10000.
     spacing : {"paper", "tensor2tensor"}, default "paper"
         ``"paper"``: :math:`\mathrm{base}^{-2i/d_{model}}`; ``"tensor2tensor"``:
-        :math:`\mathrm{base}^{-i/(d_{model}/2 - 1)}` (tensor2tensor, fairseq, M2M100).
+        :math:`\mathrm{base}^{-i/(d_{model}/2 - 1)}` (tensor2tensor, fairseq, Marian, M2M100).
 
     Returns
     -------

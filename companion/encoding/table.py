@@ -55,7 +55,7 @@ def sinusoidal_encoding(
     spacing : {"paper", "tensor2tensor"}, default "paper"
         How the frequencies are spaced (:func:`~companion.angular_frequencies`).
         ``spacing="tensor2tensor", layout="concatenated"`` is the table of
-        tensor2tensor, fairseq and M2M100/NLLB.
+        tensor2tensor, fairseq, Marian and M2M100/NLLB.
     dtype : {float16, float32, float64}, default float64
         Dtype of the returned table (a numpy dtype; None means float64).
 

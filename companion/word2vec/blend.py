@@ -12,6 +12,7 @@ and dropping the two *cross terms* (a word vector against an encoding) leaves a 
 word similarity and the positional similarity whose weights are set by the norms. Every
 encoding has norm ``sqrt(d_model / 2)``, so for word vectors of equal norm ``r`` the blend is
 ``lam * cos(y, y') + (1 - lam) * cos(PE(p), PE(q))`` with ``lam = s**2 r**2 / (s**2 r**2 + d_model / 2)``.
+Each cross term, kept, adds ``w * cos(y, PE(q))`` with ``w = s r sqrt(d_model / 2) / (s**2 r**2 + d_model / 2)``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from .._checks import check_d_model
 
-__all__ = ["blend_weight", "blended_similarity"]
+__all__ = ["blend_weight", "blended_similarity", "cross_term_weight"]
 
 
 def _check_flag(scale) -> bool:
@@ -148,3 +149,58 @@ def blended_similarity(word_similarity, positional_similarity, norm_a, norm_b, d
     blend = (s2 * a * b * similarities[0] + half * similarities[1]) / np.sqrt(
         (s2 * a**2 + half) * (s2 * b**2 + half))
     return float(blend) if blend.ndim == 0 else blend
+
+
+def cross_term_weight(word_norm, d_model: int, *, scale: bool = True):
+    r"""Weight of one cross term in the similarity of two encoded words of equal norm.
+
+    Divided by the norms of the sums, the cross term :math:`s\, y \cdot PE(q)` of the expanded dot
+    product enters the cosine of :math:`x = s y + PE(p)` and :math:`x' = s y' + PE(q)` as
+    :math:`w \cos(y, PE(q))`, with
+
+    .. math::
+
+        w = \frac{s r \sqrt{d_{model}/2}}{s^2 r^2 + d_{model}/2},
+
+    :math:`r` the norm of both word vectors and :math:`s = \sqrt{d_{model}}` (``scale=True``,
+    Vaswani et al., 2017, Sec. 3.4) or :math:`s = 1`. With the scaling,
+    :math:`w = \sqrt{2}\, r / (2r^2 + 1)` whatever the width: :math:`\sqrt{2}/3` at :math:`r = 1`,
+    largest at :math:`r = 1/\sqrt{2}` (where it is :math:`1/2`), and smaller for longer word vectors.
+    The identity is exact when each word vector is orthogonal to its own position's encoding (so that
+    the norms of the sums are :math:`\sqrt{s^2 r^2 + d_{model}/2}`).
+
+    Parameters
+    ----------
+    word_norm : float or array_like
+        Norm :math:`r` of the word vectors (before scaling); non-negative.
+    d_model : int
+        Width of the word vectors and the encoding; positive and even.
+    scale : bool, default True
+        Whether the word vectors are multiplied by :math:`\sqrt{d_{model}}` before the encoding is
+        added.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`w` in :math:`[0, 1/2]`, of the shape of `word_norm` (a float for a scalar).
+
+    Raises
+    ------
+    ValueError
+        If a norm is negative or not finite, or `d_model` is not a positive even integer.
+    TypeError
+        If `d_model` is not an integer or `scale` is not a bool.
+
+    Examples
+    --------
+    >>> round(cross_term_weight(1.0, 512), 4), round(2 ** 0.5 / 3, 4)
+    (0.4714, 0.4714)
+    >>> round(cross_term_weight(2.0, 512), 4)
+    0.3143
+    """
+    r = _check_norms(word_norm, "word_norm")
+    d_model = check_d_model(d_model)
+    s2 = float(d_model) if _check_flag(scale) else 1.0
+    half = d_model / 2
+    weight = np.sqrt(s2 * half) * r / (s2 * r**2 + half)
+    return float(weight) if weight.ndim == 0 else weight

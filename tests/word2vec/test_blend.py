@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion import cosine_similarity, sinusoidal_encoding
-from companion.word2vec.blend import blend_weight, blended_similarity
+from companion.word2vec.blend import blend_weight, blended_similarity, cross_term_weight
 from companion.word2vec.experiment import encoded_similarities
 
 similarities = st.floats(-1, 1)
@@ -76,6 +76,44 @@ def test_arguments_broadcast():
     assert blend_weight(np.array([[1.0], [2.0]]), 8).shape == (2, 1)
 
 
+@pytest.mark.parametrize("positions", [(2, 10), (0, 0), (7, 300)])
+@pytest.mark.parametrize("r", [0.3, 1.0, 2.5])
+@pytest.mark.parametrize("scale", [True, False])
+def test_blend_plus_weighted_cross_terms_is_exact(positions, r, scale):
+    # Each word vector orthogonal to its own encoding (so the norms of the sums carry no cross term),
+    # but not to the other's: the cosine of the sums is the blend plus w cos(y, Q) + w cos(y', P).
+    d_model = 64
+    p_enc, q_enc = sinusoidal_encoding(list(positions), d_model)
+    rng = np.random.default_rng(sum(positions))
+    y, y_other = rng.normal(size=(2, d_model))
+    y -= (y @ p_enc) / (p_enc @ p_enc) * p_enc
+    y_other -= (y_other @ q_enc) / (q_enc @ q_enc) * q_enc
+    y, y_other = r * y / np.linalg.norm(y), r * y_other / np.linalg.norm(y_other)
+    measured = encoded_similarities(y, y_other, positions, scale=scale)
+    w = cross_term_weight(r, d_model, scale=scale)
+    predicted = (blended_similarity(measured.word, measured.positional, r, r, d_model, scale=scale)
+                 + w * (cosine_similarity(y, q_enc) + cosine_similarity(y_other, p_enc)))
+    assert predicted == pytest.approx(measured.encoded, abs=1e-12)
+    assert abs(cosine_similarity(y, q_enc)) > 1e-3 or positions[0] == positions[1]
+
+
+@given(norms, widths)
+def test_cross_term_weight_closed_forms(r, d_model):
+    assert cross_term_weight(r, d_model) == pytest.approx(math.sqrt(2) * r / (2 * r**2 + 1), rel=1e-12)
+    half = d_model / 2
+    assert cross_term_weight(r, d_model, scale=False) == pytest.approx(math.sqrt(half) * r / (r**2 + half), rel=1e-12)
+    assert 0 <= cross_term_weight(r, d_model) <= 0.5 + 1e-15
+
+
+def test_cross_term_weight_peaks_at_one_half_and_fades_for_long_word_vectors():
+    assert cross_term_weight(1.0, 512) == pytest.approx(math.sqrt(2) / 3, rel=1e-15)
+    assert cross_term_weight(1 / math.sqrt(2), 512) == pytest.approx(0.5, rel=1e-15)
+    assert cross_term_weight(math.sqrt(256), 512, scale=False) == pytest.approx(0.5, rel=1e-15)
+    weights = cross_term_weight(np.array([1.0, 2.0, 10.0]), 512)
+    assert weights.shape == (3,) and np.all(np.diff(weights) < 0) and weights[-1] < 0.08
+    assert cross_term_weight(0.0, 8) == 0.0
+
+
 @pytest.mark.parametrize(
     "call, error, message",
     [
@@ -88,6 +126,9 @@ def test_arguments_broadcast():
         (lambda: blended_similarity(0.5, np.inf, 1, 1, 8), ValueError, "positional_similarity"),
         (lambda: blended_similarity(0.5, 0.5, 1, -2, 8), ValueError, "norm_b"),
         (lambda: blended_similarity(0.5, 0.5, 1, 1, 0), ValueError, "d_model"),
+        (lambda: cross_term_weight(-0.5, 8), ValueError, "word_norm must hold finite, non-negative norms"),
+        (lambda: cross_term_weight(1.0, 3), ValueError, "d_model must be a positive even integer"),
+        (lambda: cross_term_weight(1.0, 8, scale=1), TypeError, "scale must be True or False"),
     ],
 )
 def test_bad_input(call, error, message):

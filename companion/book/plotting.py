@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = [
+    "colormap_distance",
     "plot_angle_map",
     "plot_clock",
     "plot_columns",
@@ -106,8 +107,9 @@ def _check_resolution(ax, n_rows: int) -> None:
 def rendered_pixels(ax) -> np.ndarray:
     """The colours the screen shows inside `ax`: its figure rendered, the Axes' interior cut out.
 
-    Draws the figure (at its dpi) with its own canvas and returns the pixels strictly
-    inside the Axes' frame, top row first, so that a figure can be checked for what it
+    Draws the figure at its dpi (with its own canvas, or with matplotlib's Agg renderer
+    if that canvas cannot give pixels, as after ``plt.show()`` in a notebook) and
+    returns the pixels strictly inside the Axes' frame, top row first, so that a figure can be checked for what it
     really shows rather than for what was passed to it.
 
     Parameters
@@ -133,9 +135,13 @@ def rendered_pixels(ax) -> np.ndarray:
     >>> pixels.dtype, bool(np.all(pixels == plt.get_cmap("RdBu")(0.5, bytes=True)[:3]))  # RdBu's middle
     (dtype('uint8'), True)
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     figure = ax.figure
-    figure.canvas.draw()
-    rgba = np.asarray(figure.canvas.buffer_rgba())
+    # a figure already shown in a notebook is left with a bare canvas that cannot give pixels
+    canvas = figure.canvas if hasattr(figure.canvas, "buffer_rgba") else FigureCanvasAgg(figure)
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
     box = ax.get_window_extent()
     height = rgba.shape[0]
     top, bottom = height - int(np.floor(box.y1)) + 1, height - int(np.ceil(box.y0)) - 1
@@ -143,6 +149,47 @@ def rendered_pixels(ax) -> np.ndarray:
     if bottom <= top or right <= left:
         raise ValueError(f"the Axes has no interior pixels ({box.width:.0f} x {box.height:.0f} pixels)")
     return rgba[top:bottom, left:right, :3].copy()
+
+
+def colormap_distance(pixels, cmap: str = DIVERGING_CMAP) -> np.ndarray:
+    """How far each pixel's colour is from the nearest colour of a colormap, in RGB units (0 to 255).
+
+    0 for a pixel a colormap could have drawn; large for a colour it never draws, such as
+    the purple-grey that smoothing red and blue pixels together makes.
+
+    Parameters
+    ----------
+    pixels : array_like of uint8, shape (..., 3)
+        RGB colours, e.g. from :func:`rendered_pixels`.
+    cmap : str, default "RdBu"
+        A matplotlib colormap name; its 256 colours are compared.
+
+    Returns
+    -------
+    ndarray, shape pixels.shape[:-1], dtype float64
+        Euclidean distance in RGB space to the nearest of the colormap's colours.
+
+    Raises
+    ------
+    ValueError
+        If the last axis of `pixels` is not 3 (RGB), or `cmap` is not a colormap.
+
+    Examples
+    --------
+    >>> white, purple_grey = [247, 247, 247], [132, 109, 131]
+    >>> colormap_distance(np.array([white, purple_grey], dtype=np.uint8)).round()
+    array([ 1., 97.])
+    """
+    pixels = np.asarray(pixels)
+    if pixels.shape[-1:] != (3,):
+        raise ValueError(f"pixels must have RGB colours on the last axis, got shape {pixels.shape}")
+    colours = np.asarray(plt.get_cmap(cmap)(np.linspace(0, 1, 256), bytes=True))[:, :3].astype(np.int32)
+    flat = pixels.reshape(-1, 3).astype(np.int32)
+    distances = np.empty(len(flat))
+    for start in range(0, len(flat), 4096):  # a 4096 x 256 x 3 block at a time
+        block = flat[start : start + 4096, None, :] - colours[None]
+        distances[start : start + 4096] = np.sqrt((block**2).sum(axis=-1).min(axis=1))
+    return distances.reshape(pixels.shape[:-1])
 
 
 def plot_heatmap(

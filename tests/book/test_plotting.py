@@ -1,4 +1,5 @@
 import matplotlib.pyplot as plt
+from matplotlib.backend_bases import FigureCanvasBase
 import numpy as np
 import pytest
 
@@ -13,6 +14,7 @@ from companion.book.plotting import (
     plot_heatmap,
     plot_nearest_distances,
     plot_similarity_by_offset,
+    colormap_distance,
     plot_similarity_matrix,
     rendered_pixels,
     rows_per_pixel,
@@ -271,14 +273,13 @@ def test_heatmap_passes_its_resampling_to_imshow():
     assert image.get_interpolation() == plt.rcParams["image.interpolation"]
 
 
-def colours_of(cmap_name):
-    return np.asarray(plt.get_cmap(cmap_name)(np.linspace(0, 1, 256), bytes=True))[:, :3].astype(int)
-
-
-def distance_to_colormap(pixels, cmap_name="RdBu"):
-    """Distance (in 0-255 RGB units) from each pixel to the nearest colour of the colormap."""
-    flat = pixels.reshape(-1, 1, 3).astype(int)
-    return np.sqrt(((flat - colours_of(cmap_name)[None]) ** 2).sum(axis=-1)).min(axis=1)
+def test_colormap_distance_is_zero_on_the_map_and_large_off_it():
+    on_map = np.asarray(plt.get_cmap("RdBu")(np.linspace(0, 1, 7), bytes=True))[:, :3]
+    np.testing.assert_array_equal(colormap_distance(on_map), 0)
+    assert colormap_distance(np.array([[128, 128, 128]], dtype=np.uint8))[0] > 50  # RdBu has no mid grey
+    assert colormap_distance(on_map[None], cmap="viridis").shape == (1, 7)
+    with pytest.raises(ValueError, match="RGB colours on the last axis"):
+        colormap_distance(np.zeros((4, 4)))
 
 
 def test_rendered_pixels_show_what_each_resampling_really_draws():
@@ -291,8 +292,17 @@ def test_rendered_pixels_show_what_each_resampling_really_draws():
     assert shown.shape[0] == pytest.approx(nearest.get_window_extent().height, abs=4)
     assert shown.shape[1] == pytest.approx(nearest.get_window_extent().width, abs=4)
     fast = slice(0, shown.shape[1] * 20 // 128)  # columns 0 to 19: pairs that turn many times per pixel row
-    assert np.median(distance_to_colormap(shown[:, fast])) < 3  # one table entry per pixel: a colour of the map
-    assert np.median(distance_to_colormap(filtered[:, fast])) > 40  # red and blue averaged: purple-grey
+    assert np.median(colormap_distance(shown[:, fast])) < 3  # one table entry per pixel: a colour of the map
+    assert np.median(colormap_distance(filtered[:, fast])) > 40  # red and blue averaged: purple-grey
+
+
+def test_rendered_pixels_of_a_closed_figure_are_those_it_showed():
+    fig, ax = plt.subplots(figsize=(3, 2), dpi=50)
+    plot_heatmap(sinusoidal_encoding(np.arange(20), 8), ax=ax, colorbar=False)
+    shown = rendered_pixels(ax)
+    plt.close(fig)
+    fig.canvas = FigureCanvasBase(fig)  # what a notebook leaves behind after showing it
+    np.testing.assert_array_equal(rendered_pixels(ax), shown)
 
 
 def test_rendered_pixels_refuse_an_axes_without_interior():

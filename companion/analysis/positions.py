@@ -13,8 +13,9 @@ Three ways to turn a position :math:`p` into a vector added to a token's embeddi
 And the analogy that leads from counting to sinusoids (Kazemnejad, 2019): digit :math:`k`
 of a binary counter flips every :math:`2^k` positions (:func:`binary_digits`); a sinusoid
 of the same period, :math:`\sin(\pi (p + 1/2) / 2^k)`, has the digit's sign at every
-integer position but is smooth and bounded (:func:`digit_waves`).  Whether a dot product
-sees only the offset between two positions is read from :func:`offset_dot_products`.
+integer position but is smooth and bounded (:func:`digit_waves`).  Whether a dot product,
+or an attention head's score, sees only the offset between two positions is read from
+:func:`offset_dot_products`.
 """
 
 from __future__ import annotations
@@ -181,44 +182,58 @@ def digit_waves(positions, n_bits: int) -> np.ndarray:
     return np.sin(np.pi * (positions[:, None] + 0.5) / 2.0 ** np.arange(n_bits))
 
 
-def offset_dot_products(table, offset: int) -> np.ndarray:
-    r"""The dot products :math:`x_p \cdot x_{p+k}` of the rows of `table` that are `offset` apart.
+def offset_dot_products(table, offset: int, *, keys=None) -> np.ndarray:
+    r"""The dot products :math:`x_p \cdot y_{p+k}` of the rows `offset` apart of `table` and `keys`.
 
-    A code lets a dot product see offsets only if these are the same for every
-    :math:`p`: then :math:`x_p \cdot x_q` depends on :math:`q - p` alone, as attention's
-    scores would need to compare tokens by how far apart they are.
+    With ``keys=None`` the rows are compared with the rows of the same table,
+    :math:`x_p \cdot x_{p+k}`.  A code lets a dot product see offsets only if these are
+    the same for every :math:`p`: then :math:`x_p \cdot x_q` depends on :math:`q - p` alone,
+    as attention's scores would need to compare tokens by how far apart they are.
+
+    With `table` the queries :math:`PE\,W_Q` and `keys` the keys :math:`PE\,W_K` of a
+    table of encodings, entry :math:`p` is the score :math:`PE(p)^\top W_Q W_K^\top PE(p+k)`
+    of one attention head (Vaswani et al., 2017, Sec. 3.2.1, before the division by
+    :math:`\sqrt{d_k}`).
 
     Parameters
     ----------
-    table : array_like, shape (seq_len, d_model)
+    table : array_like, shape (seq_len, d)
         One row per position, positions ``0 .. seq_len - 1``.
     offset : int
         The offset :math:`k`; non-negative and below ``seq_len``.
+    keys : array_like, shape (seq_len, d), optional
+        The rows to compare with, one per position; default `table` itself.
 
     Returns
     -------
     ndarray, shape (seq_len - offset,), dtype float64
-        Entry ``p`` is ``table[p] @ table[p + offset]``.
+        Entry ``p`` is ``table[p] @ keys[p + offset]``.
 
     Raises
     ------
     TypeError
-        If `offset` is not an integer or `table` is not real.
+        If `offset` is not an integer, or `table` or `keys` is not real.
     ValueError
-        If `table` is not 2-D, or `offset` is negative or not below ``seq_len``.
+        If `table` is not 2-D, `keys` has another shape than `table`, or `offset` is
+        negative or not below ``seq_len``.
 
     Examples
     --------
     >>> offset_dot_products(np.arange(4.0)[:, None], 1)  # p (p + 1): not a function of the offset
     array([0., 2., 6.])
+    >>> offset_dot_products(np.arange(4.0)[:, None], 1, keys=np.ones((4, 1)))  # p: nor is this
+    array([0., 1., 2.])
     """
     table = check_real_array(table, "table")
     if table.ndim != 2:
-        raise ValueError(f"table must be 2-D (seq_len, d_model), got shape {table.shape}")
+        raise ValueError(f"table must be 2-D (seq_len, d), got shape {table.shape}")
+    keys = table if keys is None else check_real_array(keys, "keys")
+    if keys.shape != table.shape:
+        raise ValueError(f"keys must have the shape of table, {table.shape}, got {keys.shape}")
     offset = check_count(offset, "offset")
     if offset >= table.shape[0]:
         raise ValueError(f"offset must be below seq_len = {table.shape[0]}, got {offset}")
-    return np.einsum("ij,ij->i", table[: table.shape[0] - offset], table[offset:])
+    return np.einsum("ij,ij->i", table[: table.shape[0] - offset], keys[offset:])
 
 
 def _integer_positions(positions) -> np.ndarray:

@@ -28,7 +28,7 @@ NEUTRAL_COLOUR = "#eeeeee"
 # name: (x, y, label, colour); the sum node is drawn as a circle.
 _NODES = {
     "tokens": (0.7, 2.0, "tokens\n\"the black cat\"", NEUTRAL_COLOUR),
-    "embedding": (2.55, 2.0, "token embedding\n$E[x_{pos}]$", TOKEN_COLOUR),
+    "embedding": (2.55, 2.0, "token embedding\n$E[w_{pos}]$", TOKEN_COLOUR),
     "scale": (4.35, 2.0, r"$\times\sqrt{d_{\mathrm{model}}}$", TOKEN_COLOUR),
     "sum": (5.75, 2.0, "$+$", NEUTRAL_COLOUR),
     "dropout": (7.0, 2.0, "dropout", NEUTRAL_COLOUR),
@@ -57,7 +57,8 @@ ENCODING_ENTRY_EDGES = (
 def draw_encoding_entry(ax=None):
     r"""Draw where the positional encoding enters the model, as boxes and arrows.
 
-    Token path, left to right: token ids, token embedding, multiplication by
+    Token path, left to right: the tokens (ids :math:`w_{pos}` in a vocabulary), their
+    embeddings (rows :math:`E[w_{pos}]` of a learned matrix :math:`E`), multiplication by
     :math:`\sqrt{d_{model}}` (Vaswani et al., 2017, Sec. 3.4), a sum node, dropout
     (Sec. 5.4), the first attention layer (Sec. 3.2).  Position path, below: the
     positions and their encoding :math:`PE(pos)` (Sec. 3.5), whose arrow enters the sum

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion import sinusoidal_encoding
+from companion import angular_frequencies, sinusoidal_encoding
+from companion.analysis.linearity import rotation_matrix
 from companion.analysis.positions import binary_digits, digit_waves, offset_dot_products, position_codes
 
 
@@ -102,6 +103,28 @@ def test_offset_dot_products_are_the_row_products():
     table = np.random.default_rng(0).normal(size=(10, 4))
     np.testing.assert_allclose(offset_dot_products(table, 2), [table[p] @ table[p + 2] for p in range(8)])
     np.testing.assert_allclose(offset_dot_products(table, 0), np.sum(table**2, axis=1))
+    keys = np.random.default_rng(1).normal(size=(10, 4))
+    np.testing.assert_allclose(offset_dot_products(table, 2, keys=keys), [table[p] @ keys[p + 2] for p in range(8)])
+
+
+@pytest.mark.parametrize("shift", [1, 3, 10])
+def test_a_head_whose_weights_rotate_each_pair_scores_by_the_offset_alone(shift):
+    # W_Q = I and W_K = R(shift)^T: the key of position q is PE(q + shift), so the score of
+    # p and q is sum_i cos(omega_i (q + shift - p)), largest at q = p - shift.
+    table = sinusoidal_encoding(np.arange(200), 32)
+    keys = table @ rotation_matrix(shift, 32).T
+    for offset in [0, 2, 7]:
+        scores = offset_dot_products(table, offset, keys=keys)
+        expected = np.cos(angular_frequencies(32) * (offset + shift)).sum()
+        np.testing.assert_allclose(scores, expected, rtol=0, atol=1e-11)
+    best = np.argmax(table @ keys.T, axis=1)
+    np.testing.assert_array_equal(best[shift:], np.arange(200 - shift))
+
+
+def test_a_head_with_random_weights_does_not_score_by_the_offset():
+    table = sinusoidal_encoding(np.arange(200), 32)
+    w_query, w_key = np.random.default_rng(0).normal(size=(2, 32, 32)) / np.sqrt(32)
+    assert np.ptp(offset_dot_products(table @ w_query, 3, keys=table @ w_key)) > 1
 
 
 def test_offset_dot_products_reject_bad_offsets_and_tables():
@@ -111,3 +134,7 @@ def test_offset_dot_products_reject_bad_offsets_and_tables():
         offset_dot_products(np.zeros(3), 1)
     with pytest.raises(TypeError, match="offset must be a non-negative integer"):
         offset_dot_products(np.zeros((3, 2)), 1.5)
+    with pytest.raises(ValueError, match="keys must have the shape of table"):
+        offset_dot_products(np.zeros((3, 2)), 1, keys=np.zeros((3, 3)))
+    with pytest.raises(TypeError, match="keys"):
+        offset_dot_products(np.zeros((3, 2)), 1, keys=[["a", "b"]] * 3)

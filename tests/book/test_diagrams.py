@@ -27,6 +27,7 @@ def test_the_token_path_reads_left_to_right_in_the_papers_order():
     row = sorted((x, text) for (x, y), text in labels.items() if y == 2.0)
     names = [text for _, text in row]
     assert [index for index, text in enumerate(names) if "embedding" in text] == [1]
+    assert "E[w_{pos}]" in names[1]  # the row of the embedding matrix for the token at pos
     assert "sqrt{d_" in names[2] and names[3] == "$+$" and names[4] == "dropout" and "attention" in names[5]
 
 

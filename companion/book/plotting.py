@@ -220,7 +220,7 @@ def plot_heatmap(
     check_resolution : bool, default True
         Refuse a table with more rows than the Axes has pixel rows (see :func:`rows_per_pixel`).
     interpolation, interpolation_stage : str or None, default "nearest" and "data"
-        Passed to :meth:`~matplotlib.axes.Axes.imshow`; None takes matplotlib's defaults
+        Passed to matplotlib's ``Axes.imshow``; None takes matplotlib's defaults
         (``rcParams["image.interpolation"]``, ``"auto"``: when an image is shrunk, a
         low-pass filter applied after colour mapping).  Nearest-neighbour resampling
         shows each pixel the value of one table entry: exact while every row has its

@@ -14,11 +14,17 @@ frequencies (``d`` is the rotated width, the head dimension in a model):
 - ``"yarn"``: the "NTK-by-parts" frequencies of YaRN (Peng et al., 2023, Sec. 3.2 and 3.4):
   a pair that turns more than ``beta`` times within ``original_max_len`` positions keeps its
   frequency, a pair that turns less than ``alpha`` times is divided by ``scale``, and the
-  pairs between are blended linearly in the number of turns. (YaRN also tempers the
-  attention logits; that part does not change the frequencies.)
+  pairs between are blended linearly in the number of turns, as the paper's ramp
+  :math:`\gamma(r)` does (``ramp="turns"``).  The reference implementation
+  (jquesnelle/yarn), Hugging Face Transformers and vLLM blend linearly in the pair
+  index instead, between the pair indices where the pairs make ``beta`` and ``alpha``
+  turns, rounded outwards (``ramp="pair-index"``).  (YaRN also tempers the attention
+  logits, the scores before the softmax; that part does not change the frequencies.)
 
-Llama 3 instead trains with a larger base from the start: 500,000 (Grattafiori et al., 2024,
-Sec. 3.2).
+Llama 3 trains with a larger base from the start: 500,000 (Grattafiori et al., 2024,
+Sec. 3.2).  Llama 3.1 also rescales the slow pairs with the paper's ramp in turns, with
+``alpha=1``, ``beta=4``, ``scale=8`` and a training length of 8,192 (``rope_type="llama3"``
+in Hugging Face; ``apply_scaling`` in Meta's reference code).
 """
 
 from __future__ import annotations
@@ -31,10 +37,13 @@ import numpy as np
 from .._checks import check_base, check_choice, check_count, check_d_model
 from .frequencies import angular_frequencies
 
-__all__ = ["EXTENSION_METHODS", "ntk_aware_base", "scaled_frequencies"]
+__all__ = ["EXTENSION_METHODS", "YARN_RAMPS", "ntk_aware_base", "scaled_frequencies"]
 
 #: The recipes :func:`scaled_frequencies` knows.
 EXTENSION_METHODS = ("interpolation", "ntk-aware", "yarn")
+
+#: How YaRN blends the pairs between its thresholds (see :func:`scaled_frequencies`).
+YARN_RAMPS = ("turns", "pair-index")
 
 
 def _check_scale(scale) -> float:
@@ -92,6 +101,7 @@ def scaled_frequencies(
     original_max_len: int | None = None,
     alpha: float = 1.0,
     beta: float = 32.0,
+    ramp: str = "turns",
 ) -> np.ndarray:
     r"""Angular frequencies of a context stretched ``scale`` times by one of :data:`EXTENSION_METHODS`.
 
@@ -112,6 +122,11 @@ def scaled_frequencies(
     alpha, beta : float, default 1.0 and 32.0
         YaRN's thresholds in turns within `original_max_len` (the paper's values for LLaMA):
         below `alpha` turns a pair is interpolated, above `beta` turns it is kept.
+    ramp : {"turns", "pair-index"}, default "turns"
+        YaRN only: blend linearly in the number of turns :math:`r` (the paper's
+        :math:`\gamma(r)`, Sec. 3.2), or linearly in the pair index between
+        ``floor(i_beta)`` and ``ceil(i_alpha)``, where :math:`i_r` is the (fractional) pair
+        index that makes :math:`r` turns, as the reference code and Hugging Face do.
 
     Returns
     -------
@@ -124,8 +139,8 @@ def scaled_frequencies(
     TypeError
         If `d_model` or `original_max_len` is not an integer, or `base` or `method` has the wrong type.
     ValueError
-        If `method` is unknown, `scale` is below 1, `original_max_len` is missing or not
-        positive for ``"yarn"``, or not ``0 < alpha < beta``.
+        If `method` or `ramp` is unknown, `scale` is below 1, `original_max_len` is missing
+        or not positive for ``"yarn"``, or not ``0 < alpha < beta``.
 
     Examples
     --------
@@ -134,6 +149,10 @@ def scaled_frequencies(
     >>> ratio = scaled_frequencies(128, 8, method="ntk-aware") / angular_frequencies(128)
     >>> float(ratio[0]), round(float(ratio[-1]), 12)
     (1.0, 0.125)
+    >>> paper, code = (scaled_frequencies(128, 8, method="yarn", original_max_len=4096, ramp=ramp)[30]
+    ...                / angular_frequencies(128)[30] for ramp in YARN_RAMPS)
+    >>> round(float(paper), 3), round(float(code), 3)  # pair 30: the same thresholds, another ramp
+    (0.342, 0.663)
     """
     method = check_choice(method, "method", EXTENSION_METHODS)
     scale = _check_scale(scale)
@@ -146,6 +165,23 @@ def scaled_frequencies(
         raise ValueError(f"original_max_len must be a positive integer for method 'yarn', got {original_max_len!r}")
     if not 0 < alpha < beta:
         raise ValueError(f"alpha and beta must satisfy 0 < alpha < beta, got alpha={alpha!r}, beta={beta!r}")
+    ramp = check_choice(ramp, "ramp", YARN_RAMPS)
     turns = original_max_len * omega / (2 * np.pi)  # r = L / lambda in the paper
-    kept = np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)  # the ramp gamma(r)
+    if ramp == "turns":
+        kept = np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)  # the ramp gamma(r)
+    else:
+        kept = 1 - _pair_index_ramp(d_model, base, original_max_len, alpha, beta)
     return (1 - kept) * omega / scale + kept * omega
+
+
+def _pair_index_ramp(d_model: int, base: float, original_max_len: int, alpha: float, beta: float) -> np.ndarray:
+    """Share of interpolation per pair in the reference YaRN code: 0 up to pair floor(i_beta), 1 from ceil(i_alpha)."""
+
+    def pair_making(turns):  # the fractional pair index that turns `turns` times within original_max_len
+        return d_model * math.log(original_max_len / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(pair_making(beta)), 0)
+    high = min(math.ceil(pair_making(alpha)), d_model - 1)  # the reference code's clamp
+    if low == high:
+        high += 0.001  # as the reference code, against a zero-width ramp
+    return np.clip((np.arange(d_model // 2) - low) / (high - low), 0.0, 1.0)

@@ -1,9 +1,10 @@
 import matplotlib.pyplot as plt
+from matplotlib.backend_bases import FigureCanvasBase
 import numpy as np
 import pytest
 
 from companion import angular_frequencies, sinusoidal_encoding
-from companion.analysis.distinguishability import similarity_scales
+from companion.analysis.distinguishability import last_offset_above, similarity_scales, similarity_trend
 from companion.book.plotting import (
     plot_angle_map,
     plot_clock,
@@ -13,7 +14,9 @@ from companion.book.plotting import (
     plot_heatmap,
     plot_nearest_distances,
     plot_similarity_by_offset,
+    colormap_distance,
     plot_similarity_matrix,
+    rendered_pixels,
     rows_per_pixel,
 )
 
@@ -95,14 +98,24 @@ def test_angle_map_holds_the_angles_modulo_two_pi_on_a_cyclic_colormap():
     assert "π" in [tick.get_text() for tick in ax.figure.axes[-1].get_yticklabels()]
 
 
-def test_columns_are_the_tables_sine_columns():
+def test_columns_are_smooth_waves_through_the_tables_sine_columns():
     positions = np.arange(300)
     ax = plot_columns(positions, 64, pairs=[0, 10, 31])
     table = sinusoidal_encoding(positions, 64)
-    for line, pair in zip(ax.get_lines(), [0, 10, 31]):
-        np.testing.assert_allclose(line.get_ydata(), table[:, 2 * pair], atol=1e-12)
+    omega = angular_frequencies(64)
+    waves = [line for line in ax.get_lines() if line.get_gid() != "samples"]
+    for line, pair in zip(waves, [0, 10, 31]):
+        x = line.get_xdata()
+        np.testing.assert_allclose(line.get_ydata(), np.sin(omega[pair] * x), atol=1e-12)
+        assert x[0] == 0 and x[-1] == 299
+        assert np.diff(x).max() * omega[pair] <= 2 * np.pi / 24 + 1e-12  # at least 24 points per turn
         assert f"column {2 * pair}" in line.get_label()
-    assert labelled(ax) and len({line.get_linestyle() for line in ax.get_lines()}) == 3
+    assert len({line.get_linestyle() for line in waves}) == 3
+    # pair 0 (wavelength 6.3) is sampled 6 times per turn: its table values are marked; pair 31 is not
+    (dots,) = [line for line in ax.get_lines() if line.get_gid() == "samples"]
+    np.testing.assert_array_equal(dots.get_xdata(), positions)
+    np.testing.assert_allclose(dots.get_ydata(), table[:, 0], atol=1e-12)
+    assert dots.get_color() == waves[0].get_color() and labelled(ax)
 
 
 def test_clock_puts_each_pair_on_the_unit_circle_coloured_by_position():
@@ -122,6 +135,17 @@ def test_clock_hand_points_at_the_current_position():
     hand = line_with_gid(plot_clock(table, pair=1, hand_at=7, first_position=100), "hand")
     np.testing.assert_allclose(hand.get_xydata()[1], table[7, 2:4])
     assert hand.get_label() == "hand at position 107"
+
+
+def test_clock_colours_rows_by_the_positions_given():
+    positions = -np.arange(50)  # walking backwards: 0, -1, ..., -49
+    table = sinusoidal_encoding(positions, 8)
+    ax = plot_clock(table, pair=1, positions=positions)
+    np.testing.assert_array_equal(ax.collections[0].get_array(), positions)
+    assert line_with_gid(ax, "hand").get_label() == "hand at position -49"
+    assert signed_turn(line_with_gid(ax, "turning direction")) == 1  # the angle decreases: anticlockwise on the page
+    with pytest.raises(ValueError, match="one position per row"):
+        plot_clock(table, pair=1, positions=positions[:-1])
 
 
 def signed_turn(arc):
@@ -160,7 +184,7 @@ def test_frequencies_plot_one_line_per_base():
 def test_wavelength_plot_marks_the_papers_range_and_a_sequence_length():
     ax = plot_frequencies(128, bases=(1e4,), quantity="wavelength", seq_len=512, paper_range=True)
     levels = sorted(line.get_ydata()[0] for line in ax.get_lines()[1:])
-    np.testing.assert_allclose(levels, [2 * np.pi, 512, 2 * np.pi * 512, 2 * np.pi * 1e4])
+    np.testing.assert_allclose(levels, [2 * np.pi, 511, 2 * np.pi * 511, 2 * np.pi * 1e4])  # 511 steps in 512 positions
     last = ax.get_lines()[0].get_ydata()[-1]
     assert last == pytest.approx(2 * np.pi * 1e4 ** (126 / 128)) and last < 2 * np.pi * 1e4
 
@@ -173,16 +197,26 @@ def test_similarity_matrix_is_constant_along_diagonals():
     assert labelled(ax) and "similarity" in ax.figure.axes[-1].get_ylabel()
 
 
-def test_similarity_by_offset_is_the_tables_cosine_similarity_and_marks_its_scales():
-    ax = plot_similarity_by_offset(3000, 32, bases=(1e3,))
-    curve = ax.get_lines()[0]
+def test_similarity_by_offset_draws_the_similarity_its_range_its_trend_and_its_crossings():
+    ax = plot_similarity_by_offset(3000, 32, 1e3, envelope_from=50)
     table = sinusoidal_encoding(np.arange(3001), 32, base=1e3)
     direct = table[1:] @ table[0] / 16
-    np.testing.assert_allclose(curve.get_ydata(), direct, atol=1e-12)
+    np.testing.assert_allclose(line_with_gid(ax, "similarity").get_ydata(), direct[:50], atol=1e-12)
+    # the band spans every value beyond offset 50, and no more
+    band = ax.collections[0].get_paths()[0].vertices
+    assert band[:, 1].min() == pytest.approx(direct[50:].min(), abs=1e-12)
+    assert band[:, 1].max() == pytest.approx(direct[50:].max(), abs=1e-12)
+    assert band[:, 0].min() == 51 and band[:, 0].max() == 3000
+    trend = line_with_gid(ax, "trend")
+    np.testing.assert_allclose(trend.get_ydata(), similarity_trend(trend.get_xdata(), 1e3), atol=1e-12)
     half, zero = similarity_scales(32, 1e3)
-    markers = {line.get_marker(): line.get_xdata()[0] for line in ax.get_lines()[1:3]}
-    assert markers == {"o": half, "s": zero}
-    assert direct[half - 1] <= 0.5 < direct[half - 2] and direct[zero - 1] <= 0 < direct[:zero - 1].min()
+    settled = last_offset_above(0.5, 32, 1e3, max_offset=3000) + 1
+    for gid, offset in (("first 1/2", half), ("settled 1/2", settled), ("first 0", zero)):
+        marker = line_with_gid(ax, gid)
+        assert marker.get_xdata()[0] == offset and marker.get_ydata()[0] == pytest.approx(direct[offset - 1])
+        assert marker.get_markeredgecolor() == "black" and marker.get_zorder() > ax.collections[0].get_zorder()
+    assert direct[half - 1] <= 0.5 < direct[: half - 1].min() and direct[zero - 1] <= 0 < direct[: zero - 1].min()
+    assert direct[settled - 2] > 0.5 and direct[settled - 1:].max() <= 0.5
     assert labelled(ax) and ax.get_xscale() == "log"
 
 
@@ -196,7 +230,9 @@ def test_frequency_scaling_plots_the_ratio_to_the_original_frequencies():
 
 def test_nearest_distances_plot_marks_and_labels_collisions_at_the_bottom():
     ax = plot_nearest_distances([16, 64, 256], {"exact": [1.0, 0.5, 0.1], "float16": [1.0, 0.5, 0.0]})
-    assert labelled(ax)
+    assert labelled(ax) and ax.get_ylabel() == "distance between the two closest encodings"
+    exact, rounded = ax.get_lines()[:2]
+    assert exact.get_markerfacecolor() == "none" and exact.get_markersize() > rounded.get_markersize()
     legend = [text.get_text() for text in ax.get_legend().get_texts()]
     assert legend == ["exact", "float16", "float16: distance 0 (drawn at the bottom edge)"]
     collision = ax.get_lines()[-1]
@@ -214,7 +250,7 @@ def test_nearest_distances_plot_marks_and_labels_collisions_at_the_bottom():
      (lambda: plot_columns(np.arange(5), 8, pairs=[4]), "pairs must be indices"),
      (lambda: plot_columns([], 8, pairs=[0]), "at least one position"),
      (lambda: plot_angle_map([], 8), "at least one position"),
-     (lambda: plot_similarity_by_offset(1, 8), "max_offset must be at least 2"),
+     (lambda: plot_similarity_by_offset(100, 8), "max_offset must be above envelope_from"),
      (lambda: plot_frequency_scaling(8, {"a": [1.0]}), "one frequency per pair"),
      (lambda: plot_nearest_distances([1, 2], {"a": [1.0]}), "has 1 values for 2 lengths")],
 )
@@ -228,3 +264,49 @@ def test_frequency_scaling_ticks_count_halvings():
     ax = plot_frequency_scaling(64, {"eight times slower": omega / 8})
     assert [label.get_text() for label in ax.get_yticklabels()] == ["1", "1/2", "1/4", "1/8"]
     np.testing.assert_allclose(ax.get_yticks(), [1, 0.5, 0.25, 0.125])
+
+
+def test_heatmap_passes_its_resampling_to_imshow():
+    table = sinusoidal_encoding(np.arange(40), 16)
+    assert plot_heatmap(table).get_images()[0].get_interpolation() == "nearest"
+    image = plot_heatmap(table, interpolation=None, interpolation_stage=None).get_images()[0]
+    assert image.get_interpolation() == plt.rcParams["image.interpolation"]
+
+
+def test_colormap_distance_is_zero_on_the_map_and_large_off_it():
+    on_map = np.asarray(plt.get_cmap("RdBu")(np.linspace(0, 1, 7), bytes=True))[:, :3]
+    np.testing.assert_array_equal(colormap_distance(on_map), 0)
+    assert colormap_distance(np.array([[128, 128, 128]], dtype=np.uint8))[0] > 50  # RdBu has no mid grey
+    assert colormap_distance(on_map[None], cmap="viridis").shape == (1, 7)
+    with pytest.raises(ValueError, match="RGB colours on the last axis"):
+        colormap_distance(np.zeros((4, 4)))
+
+
+def test_rendered_pixels_show_what_each_resampling_really_draws():
+    """10,000 rows in 384 pixel rows: nearest shows colours of the map, matplotlib's default a colour off it."""
+    table = sinusoidal_encoding(np.arange(10_000), 128)
+    fig, (nearest, default) = plt.subplots(1, 2, figsize=(8, 5), dpi=100)
+    plot_heatmap(table, ax=nearest, colorbar=False, check_resolution=False)
+    plot_heatmap(table, ax=default, colorbar=False, check_resolution=False, interpolation=None, interpolation_stage=None)
+    shown, filtered = rendered_pixels(nearest), rendered_pixels(default)
+    assert shown.shape[0] == pytest.approx(nearest.get_window_extent().height, abs=4)
+    assert shown.shape[1] == pytest.approx(nearest.get_window_extent().width, abs=4)
+    fast = slice(0, shown.shape[1] * 20 // 128)  # columns 0 to 19: pairs that turn many times per pixel row
+    assert np.median(colormap_distance(shown[:, fast])) < 3  # one table entry per pixel: a colour of the map
+    assert np.median(colormap_distance(filtered[:, fast])) > 40  # red and blue averaged: purple-grey
+
+
+def test_rendered_pixels_of_a_closed_figure_are_those_it_showed():
+    fig, ax = plt.subplots(figsize=(3, 2), dpi=50)
+    plot_heatmap(sinusoidal_encoding(np.arange(20), 8), ax=ax, colorbar=False)
+    shown = rendered_pixels(ax)
+    plt.close(fig)
+    fig.canvas = FigureCanvasBase(fig)  # what a notebook leaves behind after showing it
+    np.testing.assert_array_equal(rendered_pixels(ax), shown)
+
+
+def test_rendered_pixels_refuse_an_axes_without_interior():
+    fig = plt.figure(figsize=(2, 2), dpi=10)
+    ax = fig.add_axes((0, 0, 0.05, 0.05))
+    with pytest.raises(ValueError, match="no interior pixels"):
+        rendered_pixels(ax)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from companion import angular_frequencies
-from companion.encoding.context_extension import EXTENSION_METHODS, ntk_aware_base, scaled_frequencies
+from companion.encoding.context_extension import EXTENSION_METHODS, YARN_RAMPS, ntk_aware_base, scaled_frequencies
 
 
 @pytest.mark.parametrize("d_model", [4, 64, 128])
@@ -54,6 +54,7 @@ def test_every_recipe_lies_between_the_original_and_full_interpolation(method):
      ({"method": "yarn", "original_max_len": 0}, ValueError, "original_max_len must be a positive integer"),
      ({"method": "yarn", "original_max_len": 2048.0}, TypeError, "original_max_len must be a non-negative integer"),
      ({"method": "yarn", "original_max_len": 2048, "alpha": 32, "beta": 1}, ValueError, "0 < alpha < beta"),
+     ({"method": "yarn", "original_max_len": 2048, "ramp": "linear"}, ValueError, "ramp must be one of"),
      ({"method": "interpolation", "scale": 0.5}, ValueError, "scale must be"),
      ({"method": "interpolation", "scale": float("inf")}, ValueError, "scale must be")],
 )
@@ -66,3 +67,44 @@ def test_bad_arguments_are_named(kwargs, error, message):
 def test_ntk_aware_needs_two_pairs():
     with pytest.raises(ValueError, match="at least 4"):
         ntk_aware_base(10_000.0, 2, 2)
+
+
+def test_yarn_as_coded_ramps_linearly_in_the_pair_index_between_rounded_thresholds():
+    """Reference code, Hugging Face and vLLM: the ramp runs from pair floor(20.94) = 20 to ceil(45.03) = 46.
+
+    Same thresholds as the paper (32 and 1 turns in 4,096 positions at width 128), so the same
+    pairs are kept (0 to 20) and interpolated (46 to 63); between, the share kept falls by 1/26
+    per pair instead of following the number of turns.
+    """
+    d_model, scale, length = 128, 8, 4096
+    omega = angular_frequencies(d_model)
+    ratio = scaled_frequencies(d_model, scale, method="yarn", original_max_len=length, ramp="pair-index") / omega
+    pairs = np.arange(d_model // 2)
+    np.testing.assert_array_equal(ratio[pairs <= 20], 1.0)
+    np.testing.assert_allclose(ratio[pairs >= 46], 1 / scale, rtol=1e-15)
+    kept = 1 - np.clip((pairs - 20) / 26, 0, 1)
+    np.testing.assert_allclose(ratio, kept + (1 - kept) / scale, rtol=1e-14)
+    paper = scaled_frequencies(d_model, scale, method="yarn", original_max_len=length) / omega
+    assert round(float(ratio[30]), 3) == 0.663 and round(float(paper[30]), 3) == 0.342
+
+
+def test_llama_3_1_rescaling_is_the_papers_ramp_with_beta_4():
+    """Meta's apply_scaling (factor 8, low/high frequency factors 1 and 4, original length 8,192), from its
+    definition in wavelengths: keep below 8192 / 4, divide by 8 above 8192, blend between by 8192 / wavelength."""
+    omega = angular_frequencies(128, 500_000.0)
+    wavelength = 2 * np.pi / omega
+    smooth = (8192 / wavelength - 1) / (4 - 1)
+    meta = np.where(wavelength < 8192 / 4, omega,
+                    np.where(wavelength > 8192, omega / 8, (1 - smooth) * omega / 8 + smooth * omega))
+    ours = scaled_frequencies(128, 8, method="yarn", base=500_000.0, original_max_len=8192, alpha=1, beta=4)
+    np.testing.assert_allclose(ours, meta, rtol=1e-15)
+
+
+@pytest.mark.parametrize("ramp", YARN_RAMPS)
+def test_both_yarn_ramps_keep_fast_pairs_and_interpolate_slow_ones(ramp):
+    omega = angular_frequencies(64)
+    new = scaled_frequencies(64, 16, method="yarn", original_max_len=2048, ramp=ramp)
+    turns = 2048 * omega / (2 * np.pi)
+    np.testing.assert_array_equal(new[turns > 32], omega[turns > 32])
+    np.testing.assert_allclose(new[turns < 1], omega[turns < 1] / 16, rtol=1e-15)
+    assert np.all(np.diff(new / omega) <= 1e-15)

@@ -9,7 +9,8 @@ until MathJax has typeset every formula and every image has loaded, and stops wi
 formula failed or an image is missing. A title page and a table of contents (chapters and their
 sections, with page numbers and links) are put in front; the PDF also carries the same outline as
 bookmarks. Page numbers come from a first printing: Chromium writes every link target of the page
-as a named destination, whose page pypdf reads; the second printing shows them. Works offline.
+as a named destination, whose page pypdf reads; the second printing, paginated as the first (the
+numbers take the place of placeholders as wide), shows them. Works offline.
 """
 
 import argparse
@@ -41,7 +42,7 @@ IMAGES_LOADED = """() => Promise.all([...document.images].map(image => image.com
 # The front matter: a title page and the table of contents, built from the page's own sections.
 # Each document of the book starts after a marker <span id="document-NAME">; the root document starts
 # the article. A chapter's entry lists its sections (the next heading level) too.
-FRONT_MATTER = """({title, author, pages}) => {
+FRONT_MATTER = """({title, author}) => {
     document.documentElement.classList.add('book-pdf');  // the print rules of book/_static/print.css
     const article = document.querySelector('article.bd-article');
     const headingOf = section => section && section.querySelector(':scope > h1, :scope > h2, :scope > h3');
@@ -72,7 +73,8 @@ FRONT_MATTER = """({title, author, pages}) => {
         link.textContent = text(heading);
         const page = document.createElement('span');
         page.className = 'pdf-contents-page';
-        page.textContent = pages[anchor.id] || '';
+        page.dataset.anchor = anchor.id;
+        page.textContent = '000';  // until the first printing says where the section starts
         item.append(link, page);
         return item;
     };
@@ -132,6 +134,12 @@ FIT_WIDE_FORMULAS = """() => {
 # A4 with 16 mm side margins: the printed column is 178 mm, in CSS pixels (96 per inch).
 PAPER = {"format": "A4", "margin": {"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"}}
 COLUMN_PX = round((210 - 2 * 16) / 25.4 * 96)
+
+# The page numbers of the contents, once the first printing has told them. The placeholders were
+# as wide (tabular digits), so the second printing is paginated as the first.
+SET_PAGE_NUMBERS = """(pages) => {
+    for (const page of document.querySelectorAll('.pdf-contents-page')) page.textContent = pages[page.dataset.anchor];
+}"""
 
 FOOTER = ('<div style="width: 100%; font-size: 9px; color: #555; text-align: center;">'
           '<span class="pageNumber"></span></div>')
@@ -198,17 +206,17 @@ def main(argv=None):
     with serve(args.site) as base_url, sync_playwright() as playwright:
         browser = launch(playwright)
         page = open_book(browser, base_url, root)
-        ids = page.evaluate(FRONT_MATTER, {"title": title, "author": author, "pages": {}})
+        ids = page.evaluate(FRONT_MATTER, {"title": title, "author": author})
         print_pdf(page, args.out)  # first printing: where each section starts
         pages = destination_pages(args.out, ids)
-        page.close()
-        page = open_book(browser, base_url, root)
-        page.evaluate(FRONT_MATTER, {"title": title, "author": author, "pages": pages})
+        missing = sorted(set(ids) - set(pages))
+        if missing:
+            raise SystemExit(f"{args.out}: no page found for the sections {missing}")
+        page.evaluate(SET_PAGE_NUMBERS, pages)
         print_pdf(page, args.out)
         browser.close()
-    missing = sorted(set(ids) - set(pages))
-    if missing:
-        raise SystemExit(f"{args.out}: no page found for the sections {missing}")
+    if destination_pages(args.out, ids) != pages:
+        raise SystemExit(f"{args.out}: the second printing moved sections; the contents would be wrong")
     pages_total = len(PdfReader(args.out).pages)
     print(f"{args.out}: {pages_total} pages in {time.perf_counter() - start:.0f} s")
 

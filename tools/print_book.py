@@ -111,12 +111,18 @@ FRONT_MATTER = """({title, author}) => {
 # A formula wider than the printed column is set smaller until it fits (MathJax 3 does not break
 # lines): on screen such a formula scrolls, on paper it would be cut off.
 FIT_WIDE_FORMULAS = """() => {
-    let scaled = 0;
+    const scaled = [];
+    const describe = formula => {
+        const number = formula.closest('div.math')?.querySelector('.eqno')?.textContent.replace(/[^\\d.()]/g, '');
+        const section = formula.closest('section');
+        const tex = Array.from(MathJax.startup.document.math).find(item => item.typesetRoot === formula)?.math;
+        return `${number || (tex || '').trim().slice(0, 40)} in #${section ? section.id : '?'}`;
+    };
     for (const formula of document.querySelectorAll('main mjx-container[display="true"]')) {
         for (let attempt = 0; attempt < 3 && formula.scrollWidth > formula.clientWidth + 1; attempt++) {
+            if (attempt === 0) scaled.push(describe(formula));
             const size = parseFloat(getComputedStyle(formula).fontSize);
             formula.style.fontSize = `${size * formula.clientWidth / formula.scrollWidth * 0.97}px`;
-            scaled += attempt === 0;
         }
     }
     // An inline formula wider than its paragraph cannot wrap either.
@@ -124,8 +130,8 @@ FIT_WIDE_FORMULAS = """() => {
         const column = formula.closest('p, li, dd, td') || formula.parentElement;
         const width = formula.getBoundingClientRect().width, available = column.clientWidth;
         if (width > available) {
+            scaled.push(describe(formula));
             formula.style.fontSize = `${parseFloat(getComputedStyle(formula).fontSize) * available / width * 0.97}px`;
-            scaled += 1;
         }
     }
     return scaled;
@@ -181,7 +187,9 @@ def print_pdf(page, out):
     # Chromium prints here without the page's print events; sent by hand, they let the extensions
     # prepare as for a reader's printing (sphinx-togglebutton opens the exercises' solutions).
     page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
-    page.evaluate(FIT_WIDE_FORMULAS)
+    scaled = page.evaluate(FIT_WIDE_FORMULAS)
+    if scaled:
+        print(f"{len(scaled)} formulas wider than the printed column, set smaller to fit: {'; '.join(scaled)}")
     page.pdf(path=str(out), print_background=True, outline=True, tagged=True, display_header_footer=True,
              header_template="<span></span>", footer_template=FOOTER, **PAPER)
 

@@ -108,9 +108,9 @@ FRONT_MATTER = """({title, author}) => {
     return [...list.querySelectorAll('a')].map(link => link.getAttribute('href').slice(1));
 }"""
 
-# A formula wider than the printed column is set smaller until it fits (MathJax 3 does not break
-# lines): on screen such a formula scrolls, on paper it would be cut off.
-FIT_WIDE_FORMULAS = """() => {
+# A formula or a table wider than the printed column is set smaller until it fits (MathJax 3 does
+# not break lines): on screen it scrolls, on paper it would be cut off.
+FIT_TO_COLUMN = """() => {
     const scaled = [];
     const describe = formula => {
         const number = formula.closest('div.math')?.querySelector('.eqno')?.textContent.replace(/[^\\d.()]/g, '');
@@ -118,6 +118,15 @@ FIT_WIDE_FORMULAS = """() => {
         const tex = Array.from(MathJax.startup.document.math).find(item => item.typesetRoot === formula)?.math;
         return `${number || (tex || '').trim().slice(0, 40)} in #${section ? section.id : '?'}`;
     };
+    // A table whose cells cannot wrap enough (formulas, long names) is set smaller as a whole.
+    for (const table of document.querySelectorAll('main table')) {
+        const available = table.parentElement.clientWidth;
+        for (let attempt = 0; attempt < 4 && table.getBoundingClientRect().width > available + 1; attempt++) {
+            if (attempt === 0) scaled.push(`a table in #${table.closest('section')?.id}`);
+            const size = parseFloat(getComputedStyle(table).fontSize);
+            table.style.fontSize = `${size * available / table.getBoundingClientRect().width * 0.97}px`;
+        }
+    }
     for (const formula of document.querySelectorAll('main mjx-container[display="true"]')) {
         for (let attempt = 0; attempt < 3 && formula.scrollWidth > formula.clientWidth + 1; attempt++) {
             if (attempt === 0) scaled.push(describe(formula));
@@ -134,7 +143,14 @@ FIT_WIDE_FORMULAS = """() => {
             formula.style.fontSize = `${parseFloat(getComputedStyle(formula).fontSize) * available / width * 0.97}px`;
         }
     }
-    return scaled;
+    // Anything still wider than the column would make Chromium shrink every page to fit it.
+    const column = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth <= column + 1) return {scaled, overflowing: []};
+    const overflowing = [...document.querySelectorAll('main *')].filter(element =>
+        element.getBoundingClientRect().right > column + 1 && !element.closest('mjx-assistive-mml')
+        && ![...element.children].some(child => child.getBoundingClientRect().right > column + 1))
+        .map(element => `${element.tagName.toLowerCase()} in #${element.closest('section')?.id}`);
+    return {scaled, overflowing};
 }"""
 
 # A4 with 16 mm side margins: the printed column is 178 mm, in CSS pixels (96 per inch).
@@ -187,9 +203,13 @@ def print_pdf(page, out):
     # Chromium prints here without the page's print events; sent by hand, they let the extensions
     # prepare as for a reader's printing (sphinx-togglebutton opens the exercises' solutions).
     page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
-    scaled = page.evaluate(FIT_WIDE_FORMULAS)
-    if scaled:
-        print(f"{len(scaled)} formulas wider than the printed column, set smaller to fit: {'; '.join(scaled)}")
+    fitted = page.evaluate(FIT_TO_COLUMN)
+    if fitted["scaled"]:
+        print(f"{len(fitted['scaled'])} formulas and tables wider than the printed column, set smaller to fit: "
+              + "; ".join(fitted["scaled"]))
+    if fitted["overflowing"]:
+        print("wider than the printed column, so Chromium shrinks every page to fit: "
+              + "; ".join(sorted(set(fitted["overflowing"]))))
     page.pdf(path=str(out), print_background=True, outline=True, tagged=True, display_header_footer=True,
              header_template="<span></span>", footer_template=FOOTER, **PAPER)
 

@@ -6,8 +6,10 @@ bibliography entry, every figure; and nothing a reader should not see: raw TeX o
 error messages.
 """
 
+import math
 import re
 import unicodedata
+from collections import Counter
 from functools import cache
 
 import pytest
@@ -59,18 +61,21 @@ def pdf() -> PdfReader:
 
 
 @pytest.fixture(scope="session")
-def extracted(pdf) -> tuple[str, str]:
-    """The PDF's text, and the part of it outside code (set in a monospace font), read in one pass."""
-    pages, prose = [], []
+def extracted(pdf) -> tuple[str, str, Counter]:
+    """In one pass: the PDF's text; the part of it outside code (not in a monospace font); and how
+    many characters of that prose are printed at each size, in points."""
+    pages, prose, sizes = [], [], Counter()
 
     def outside_code(text, matrix, text_matrix, font, size):
         if "Mono" not in str((font or {}).get("/BaseFont", "")):
             prose.append(text)
+            scale = math.hypot(text_matrix[2], text_matrix[3]) * math.hypot(matrix[2], matrix[3])
+            sizes[round(size * scale, 1)] += len(text.strip())
 
     for page in pdf.pages:
         pages.append(page.extract_text(visitor_text=outside_code))
         prose.append(" ")
-    return normalized(" ".join(pages)), normalized("".join(prose))
+    return normalized(" ".join(pages)), normalized("".join(prose)), sizes
 
 
 @pytest.fixture(scope="session")
@@ -118,8 +123,15 @@ def test_every_bibliography_entry_is_there(text):
     assert [entry for entry in entries if entry not in text] == []
 
 
+def test_the_text_is_printed_at_its_size(extracted):
+    """The theme's 16 px body text is 12 pt on paper: nothing wider than the column made Chromium
+    shrink every page to fit it (tools/print_book.py sets wide formulas and tables smaller)."""
+    sizes = extracted[2]
+    assert sizes.most_common(1)[0][0] == pytest.approx(12, abs=0.2), sizes.most_common(3)
+
+
 def test_no_raw_tex_outside_code_and_no_mathjax_error(extracted):
-    text, prose = extracted
+    text, prose, _ = extracted
     assert len(prose) > len(text) / 3  # the prose is read, not only its code
     assert RAW_TEX.findall(prose) == []  # code may hold TeX (a plot's label), the prose may not
     assert [message for message in MATHJAX_ERRORS if message in text] == []

@@ -10,7 +10,8 @@ formula failed or an image is missing. A title page and a table of contents (cha
 sections, with page numbers and links) are put in front; the PDF also carries the same outline as
 bookmarks. Page numbers come from a first printing: Chromium writes every link target of the page
 as a named destination, whose page pypdf reads; the second printing, paginated as the first (the
-numbers take the place of placeholders as wide), shows them. Works offline.
+numbers take the place of placeholders as wide), shows them. Each printing loads the page afresh.
+Works offline.
 """
 
 import argparse
@@ -199,17 +200,21 @@ def open_book(browser, base_url, root):
     return page
 
 
-def print_pdf(page, out):
+def prepare_for_print(page, report=True):
+    """Lay the page out for paper, once: a second 'beforeprint' would toggle the solutions back."""
     # Chromium prints here without the page's print events; sent by hand, they let the extensions
     # prepare as for a reader's printing (sphinx-togglebutton opens the exercises' solutions).
     page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
     fitted = page.evaluate(FIT_TO_COLUMN)
-    if fitted["scaled"]:
+    if fitted["scaled"] and report:
         print(f"{len(fitted['scaled'])} formulas and tables wider than the printed column, set smaller to fit: "
               + "; ".join(fitted["scaled"]))
     if fitted["overflowing"]:
         print("wider than the printed column, so Chromium shrinks every page to fit: "
               + "; ".join(sorted(set(fitted["overflowing"]))))
+
+
+def print_pdf(page, out):
     page.pdf(path=str(out), print_background=True, outline=True, tagged=True, display_header_footer=True,
              header_template="<span></span>", footer_template=FOOTER, **PAPER)
 
@@ -219,6 +224,21 @@ def destination_pages(pdf, ids):
     reader = PdfReader(pdf)
     destinations = {name.removeprefix("/"): destination for name, destination in reader.named_destinations.items()}
     return {name: reader.get_destination_page_number(destinations[name]) + 1 for name in ids if name in destinations}
+
+
+def print_book(browser, base_url, root, title, author, out, pages):
+    """Load, lay out and print the book once; `pages` fills in the contents' numbers if known.
+
+    Returns the contents' anchor ids and the page on which each was printed.
+    """
+    page = open_book(browser, base_url, root)
+    ids = page.evaluate(FRONT_MATTER, {"title": title, "author": author})
+    prepare_for_print(page, report=pages is None)
+    if pages is not None:
+        page.evaluate(SET_PAGE_NUMBERS, pages)
+    print_pdf(page, out)
+    page.close()
+    return ids, destination_pages(out, ids)
 
 
 def main(argv=None):
@@ -233,18 +253,20 @@ def main(argv=None):
     start = time.perf_counter()
     with serve(args.site) as base_url, sync_playwright() as playwright:
         browser = launch(playwright)
-        page = open_book(browser, base_url, root)
-        ids = page.evaluate(FRONT_MATTER, {"title": title, "author": author})
-        print_pdf(page, args.out)  # first printing: where each section starts
-        pages = destination_pages(args.out, ids)
+        # Each printing starts from a freshly loaded page: printing leaves state behind (a second
+        # printing of the same page came out a page shorter or longer in chapter 2), so a page is
+        # printed once only. Both printings lay out the same content, placeholders being as wide
+        # as the numbers that replace them.
+        ids, pages = print_book(browser, base_url, root, title, author, args.out, pages=None)
         missing = sorted(set(ids) - set(pages))
         if missing:
             raise SystemExit(f"{args.out}: no page found for the sections {missing}")
-        page.evaluate(SET_PAGE_NUMBERS, pages)
-        print_pdf(page, args.out)
+        _, printed = print_book(browser, base_url, root, title, author, args.out, pages=pages)
         browser.close()
-    if destination_pages(args.out, ids) != pages:
-        raise SystemExit(f"{args.out}: the second printing moved sections; the contents would be wrong")
+    if printed != pages:
+        moved = sorted(name for name in ids if printed.get(name) != pages.get(name))
+        raise SystemExit(f"{args.out}: the second printing moved {len(moved)} sections (first {moved[0]}: "
+                         f"page {pages.get(moved[0])} -> {printed.get(moved[0])}); the contents would be wrong")
     pages_total = len(PdfReader(args.out).pages)
     print(f"{args.out}: {pages_total} pages in {time.perf_counter() - start:.0f} s")
 

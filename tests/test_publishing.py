@@ -14,7 +14,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).parent.parent
-WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+WORKFLOWS = ROOT / ".github" / "workflows"
+WORKFLOW = WORKFLOWS / "book.yml"
+LINKCHECK = WORKFLOWS / "linkcheck.yml"
 
 
 def actionlint(path):
@@ -24,9 +26,14 @@ def actionlint(path):
                           capture_output=True, text=True, cwd=ROOT)
 
 
-def test_workflow_passes_actionlint():
-    result = actionlint(WORKFLOW)
+@pytest.mark.parametrize("workflow", [WORKFLOW, LINKCHECK], ids=lambda path: path.name)
+def test_workflow_passes_actionlint(workflow):
+    result = actionlint(workflow)
     assert result.returncode == 0, result.stdout
+
+
+def test_the_workflows_are_the_two_known_ones():
+    assert sorted(path.name for path in WORKFLOWS.iterdir()) == ["book.yml", "linkcheck.yml"]
 
 
 def test_actionlint_would_catch_a_broken_workflow(tmp_path):
@@ -45,9 +52,10 @@ def test_only_the_newer_github_runner_labels_are_let_through(tmp_path):
     assert result.returncode == 1 and 'label "macos-51" is unknown' in result.stdout
 
 
-def test_workflow_matches_githubs_schema():
+@pytest.mark.parametrize("workflow", [WORKFLOW, LINKCHECK], ids=lambda path: path.name)
+def test_workflow_matches_githubs_schema(workflow):
     checker = Path(sys.executable).parent / "check-jsonschema"
-    result = subprocess.run([str(checker), "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
+    result = subprocess.run([str(checker), "--builtin-schema", "vendor.github-workflows", str(workflow)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -61,6 +69,10 @@ def test_workflow_tests_weekly_and_deploys_main_to_pages():
     assert any(step.get("run") == "make test" for step in test_steps)
     upload = next(step for step in test_steps if step.get("uses", "").startswith("actions/upload-pages-artifact"))
     assert upload["with"]["path"] == "_build/html" and "refs/heads/main" in upload["if"]
+    # The whole-book PDF, written by `make test` (make pdf), goes into the site before its upload.
+    copy = next(index for index, step in enumerate(test_steps)
+                if step.get("run") == "cp _build/pdf/book.pdf _build/html/book.pdf")
+    assert copy < test_steps.index(upload) and test_steps[copy]["if"] == upload["if"]
     deploy = workflow["jobs"]["deploy"]
     assert set(deploy["needs"]) == {"test", "arm64"} and deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["steps"][0]["uses"].startswith("actions/deploy-pages")
@@ -71,8 +83,9 @@ NODE24_MAJORS = {"actions/checkout": 5, "actions/setup-python": 6, "actions/setu
                  "actions/upload-artifact": 6, "actions/upload-pages-artifact": 5, "actions/deploy-pages": 5}
 
 
-def test_every_action_is_on_a_node24_major():
-    workflow = yaml.safe_load(WORKFLOW.read_text())
+@pytest.mark.parametrize("path", [WORKFLOW, LINKCHECK], ids=lambda path: path.name)
+def test_every_action_is_on_a_node24_major(path):
+    workflow = yaml.safe_load(path.read_text())
     used = [step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step]
     assert used
     for action in used:
@@ -86,6 +99,34 @@ def test_arm64_linux_and_macos_run_the_unit_tests_and_strict_nbval():
     assert set(job["strategy"]["matrix"]["os"]) == {"ubuntu-24.04-arm", "macos-15"}
     assert job["runs-on"] == "${{ matrix.os }}"
     assert any(step.get("run") == "make unit-tests nbval" for step in job["steps"])
+
+
+def test_external_links_are_checked_weekly_and_only_in_their_own_workflow():
+    workflow = yaml.safe_load(LINKCHECK.read_text())
+    triggers = workflow[True]
+    assert set(triggers) == {"schedule", "workflow_dispatch"}  # never on a push: links break elsewhere
+    assert triggers["schedule"][0]["cron"].split()[-1] == "1"  # weekly, on Mondays
+    assert workflow["permissions"] == {"contents": "read"}
+    steps = workflow["jobs"]["linkcheck"]["steps"]
+    assert any(step.get("run") == "make linkcheck" for step in steps)
+    assert not any("linkcheck" in step.get("run", "") for step in yaml.safe_load(WORKFLOW.read_text())["jobs"]["test"]["steps"])
+
+
+def make_dry_run(target):
+    return subprocess.run(["make", "--dry-run", "--always-make", target], capture_output=True, text=True,
+                          cwd=ROOT).stdout
+
+
+def test_make_linkcheck_runs_sphinx_linkcheck_through_jupyter_book():
+    assert "jupyter-book build . --builder linkcheck" in make_dry_run("linkcheck")
+
+
+def test_make_test_builds_the_pdf_before_the_browser_tests_check_it():
+    commands = make_dry_run("test").splitlines()
+    built = next(index for index, line in enumerate(commands) if "--custom-builder singlehtml" in line)
+    printed = next(index for index, line in enumerate(commands) if "tools/print_book.py" in line)
+    checked = next(index for index, line in enumerate(commands) if line.endswith("-m pytest tests/site"))
+    assert built < printed < checked
 
 
 def test_binder_builds_the_repository_as_it_stands():

@@ -1,25 +1,21 @@
 """Fixtures for the tests of the rendered book: the built site, a local server, a browser.
 
-These tests read `_build/html`, so the book must be built first (`make test` builds it
-before running them). The browser is Debian's Chromium, driven by Playwright; no browser
-is downloaded. Set CHROMIUM to use another Chromium-based browser.
+These tests read `_build/html` and `_build/pdf/book.pdf`, so the book and its PDF must be built
+first (`make test` builds both before running them). The browser is Debian's Chromium, driven by
+Playwright (tools/headless_chromium.py); no browser is downloaded. Set CHROMIUM to use another
+Chromium-based browser.
 """
 
-import functools
-import http.server
-import os
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
+from headless_chromium import MATHJAX_DONE, launch, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-# Flags that keep Chromium from calling home (see the machine notes): offline it would log errors.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-default-apps"]
+PDF = ROOT / "_build" / "pdf" / "book.pdf"
+VIEWPORT = {"width": 1280, "height": 900}
 
 
 def book_pages() -> list[str]:
@@ -27,6 +23,13 @@ def book_pages() -> list[str]:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = [toc["root"]] + [chapter["file"] for part in toc["parts"] for chapter in part["chapters"]]
     return [f"{name}.html" for name in files]
+
+
+def load(page, url):
+    """Load `url` in `page` as a reader would and wait until MathJax has typeset it; return `page`."""
+    page.goto(url, wait_until="networkidle")
+    page.evaluate(MATHJAX_DONE)
+    return page
 
 
 @pytest.fixture(scope="session")
@@ -38,30 +41,42 @@ def site() -> Path:
 
 @pytest.fixture(scope="session")
 def base_url(site):
-    handler = functools.partial(QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
+    with serve(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"no browser at {CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            browser = launch(playwright)
+        except FileNotFoundError as error:
+            pytest.fail(str(error))
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def reader(browser):
+    """A reader's browser in a colour mode: `reader("dark")` is a browser context whose pages open dark.
+
+    The mode is chosen as pydata-sphinx-theme stores a reader's choice (localStorage `mode`, from
+    which its script sets `<html data-theme>`), with the system preference set to match.
+    """
+    contexts = {}
+
+    def context(mode):
+        if mode not in contexts:
+            contexts[mode] = browser.new_context(viewport=VIEWPORT, color_scheme=mode)
+            contexts[mode].add_init_script(f"localStorage.setItem('mode', '{mode}'); "
+                                           f"localStorage.setItem('theme', '{mode}');")
+        return contexts[mode]
+
+    yield context
+    for opened in contexts.values():
+        opened.close()
 
 
 @pytest.fixture(scope="session")

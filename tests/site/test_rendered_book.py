@@ -9,7 +9,8 @@ from urllib.parse import urlparse
 import pytest
 from book_links import colab_url, repository
 
-from .conftest import book_pages
+from .conftest import book_pages, load
+from .math_source import swallowed_escapes
 
 PAGES = book_pages()
 CHAPTERS = [page for page in PAGES if page.startswith("notebooks/")]
@@ -20,6 +21,9 @@ INSPECT = """() => {
         math: math.length,
         typeset: math.filter(node => node.querySelector('mjx-container')).length,
         mathErrors: document.querySelectorAll('mjx-merror').length,
+        // The TeX source of every formula MathJax found, as it reached the page.
+        tex: window.MathJax && MathJax.startup && MathJax.startup.document
+            ? Array.from(MathJax.startup.document.math, item => item.math) : [],
         images: [...document.querySelectorAll('img')].map(image => ({
             src: image.getAttribute('src'), loaded: image.complete && image.naturalWidth > 0,
             alt: (image.getAttribute('alt') || '').trim(), inContent: !!image.closest('main')})),
@@ -29,9 +33,9 @@ INSPECT = """() => {
 }"""
 
 
-def visit(browser, url, screenshot=None):
-    """Load `url` as a reader would; return what the page shows and what went wrong."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def visit(context, url, screenshot=None):
+    """Load `url` in a new page of the browser context `context`; return what it shows and what went wrong."""
+    page = context.new_page()
     problems = []
     page.on("console", lambda message: message.type == "error" and problems.append(f"console: {message.text}"))
     page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
@@ -40,10 +44,7 @@ def visit(browser, url, screenshot=None):
             and problems.append(f"HTTP {response.status}: {response.url}"))
     page.on("request", lambda request: urlparse(request.url).hostname not in (None, "127.0.0.1")
             and not request.url.startswith("data:") and problems.append(f"request to another host: {request.url}"))
-    page.goto(url, wait_until="networkidle")
-    if page.evaluate("() => typeof window.MathJax !== 'undefined'"):
-        page.wait_for_function("() => window.MathJax.startup && window.MathJax.startup.promise")
-        page.evaluate("() => window.MathJax.startup.promise")
+    load(page, url)
     record = page.evaluate(INSPECT)
     if screenshot:
         page.screenshot(path=str(screenshot), full_page=True)
@@ -52,9 +53,9 @@ def visit(browser, url, screenshot=None):
 
 
 @pytest.fixture(scope="session")
-def visits(browser, base_url, screenshots):
+def visits(reader, base_url, screenshots):
     return {
-        path: visit(browser, f"{base_url}/{path}",
+        path: visit(reader("light"), f"{base_url}/{path}",
                     screenshots / path.removeprefix("notebooks/").replace(".html", ".png") if path in CHAPTERS else None)
         for path in PAGES
     }
@@ -69,6 +70,15 @@ def test_page_loads_with_no_error_and_no_request_to_another_host(visits, path):
 def test_every_equation_is_typeset(visits, path):
     record = visits[path]
     assert record["typeset"] == record["math"] and record["mathErrors"] == 0, record
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_formula_lost_a_backslash_to_a_string_escape(visits, path):
+    """A TAB where \\text began (a JSON "\\t") typesets without error as "ext": read the TeX itself."""
+    record = visits[path]
+    assert len(record["tex"]) >= record["typeset"], "the source of every typeset formula is read"
+    damaged = {tex: found for tex in record["tex"] if (found := swallowed_escapes(tex))}
+    assert damaged == {}, f"{path}: formulas whose TeX lost a backslash (fix the notebook's source): {damaged}"
 
 
 def test_the_chapters_have_equations_and_figures(visits):

@@ -1,0 +1,168 @@
+"""The whole-book PDF (`make pdf`, tools/print_book.py), read back with pypdf.
+
+What the PDF must hold is taken from the HTML build of the same sources: every page of _toc.yml
+by its title (numbered chapters with their numbers), every theorem-like block by its name, every
+bibliography entry, every figure; and nothing a reader should not see: raw TeX or MathJax's
+error messages.
+"""
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from functools import cache
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from pypdf import PdfReader
+
+from .conftest import PDF, ROOT, SITE, book_pages
+
+PAGES = book_pages()
+# What MathJax left untypeset would show as TeX; what it failed on, as one of its messages.
+RAW_TEX = re.compile(r"\\(frac|text|mathrm|begin|end|sum|sin|cos|omega|left|right)\b|\$\$|\\\(|\\\[")
+MATHJAX_ERRORS = ["Math input error", "Undefined control sequence", "Missing open brace", "Missing close brace",
+                  "Extra open brace", "Extra close brace", "Misplaced &", "Missing argument for"]
+
+
+def normalized(text: str) -> str:
+    """One space between words, ligatures (ﬀ, ﬁ) as letters, typographic quotes as typed."""
+    text = unicodedata.normalize("NFKC", text).replace("’", "'").replace("“", '"').replace("”", '"')
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@cache
+def html(path: str) -> BeautifulSoup:
+    return BeautifulSoup((SITE / path).read_text(encoding="utf-8"), "html.parser")
+
+
+def numbers() -> dict[str, int]:
+    """Chapter numbers, as the book gives them: in order through the numbered parts of _toc.yml."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    chapters = [chapter["file"] for part in toc["parts"] if part.get("numbered") for chapter in part["chapters"]]
+    return {f"{name}.html": number for number, name in enumerate(chapters, start=1)}
+
+
+def title(path: str) -> str:
+    """The page's title as the PDF prints it: with its number, for a chapter."""
+    heading = html(path).select_one("main h1")
+    for link in heading.select(".headerlink"):
+        link.decompose()
+    number = numbers().get(path)
+    return (f"{number}. " if number else "") + normalized(heading.get_text(" "))
+
+
+@pytest.fixture(scope="session")
+def pdf() -> PdfReader:
+    if not PDF.is_file():
+        pytest.fail("the PDF is not built: run `make pdf` (make test does)")
+    return PdfReader(PDF)
+
+
+@pytest.fixture(scope="session")
+def extracted(pdf) -> tuple[str, str, Counter]:
+    """In one pass: the PDF's text; the part of it outside code (not in a monospace font); and how
+    many characters of that prose are printed at each size, in points."""
+    pages, prose, sizes = [], [], Counter()
+
+    def outside_code(text, matrix, text_matrix, font, size):
+        if "Mono" not in str((font or {}).get("/BaseFont", "")):
+            prose.append(text)
+            scale = math.hypot(text_matrix[2], text_matrix[3]) * math.hypot(matrix[2], matrix[3])
+            sizes[round(size * scale, 1)] += len(text.strip())
+
+    for page in pdf.pages:
+        pages.append(page.extract_text(visitor_text=outside_code))
+        prose.append(" ")
+    return normalized(" ".join(pages)), normalized("".join(prose)), sizes
+
+
+@pytest.fixture(scope="session")
+def text(extracted) -> str:
+    return extracted[0]
+
+
+def test_page_count_is_sane(pdf):
+    # Each page of the book starts a page and the chapters run to several: a runaway layout (a word
+    # a line, blank pages) or a truncated print lands outside.
+    assert 5 * len(PAGES) <= len(pdf.pages) <= 40 * len(PAGES)
+
+
+def test_every_page_of_the_book_is_there_by_its_title_with_the_chapters_numbered(text):
+    assert [path for path in PAGES if path.startswith("notebooks/") and path not in numbers()] == []
+    assert [title(path) for path in PAGES if title(path) not in text] == []
+
+
+def test_the_contents_and_the_bookmarks_give_each_page_of_the_book_where_it_starts(pdf):
+    contents = normalized(" ".join(pdf.pages[index].extract_text() for index in range(1, 6)))
+    assert "Contents" in contents
+    # Chromium drops the space at a line break of a bookmark's title: compare without spaces.
+    bookmarks = {normalized(item.title).replace(" ", ""): pdf.get_destination_page_number(item) + 1
+                 for item in pdf.outline if not isinstance(item, list)}
+    for path in PAGES:
+        heading = title(path)
+        printed = re.search(re.escape(heading) + r" (\d+)", contents)
+        assert printed, f"{heading!r} is not in the contents"
+        page = int(printed.group(1))
+        assert heading in normalized(pdf.pages[page - 1].extract_text()), (heading, page)
+        assert bookmarks[heading.replace(" ", "")] == page
+
+
+def test_every_theorem_like_block_is_there_by_its_name(text):
+    names = [normalized(name.get_text(" ")) for path in PAGES
+             for name in html(path).select("div.proof > p.admonition-title")]
+    assert any(name.startswith("Theorem") for name in names)
+    assert [name for name in names if name not in text] == []
+
+
+def test_every_bibliography_entry_is_there(text):
+    page = next(path for path in PAGES if path.endswith("bibliography.html"))
+    entries = [normalized(entry.find("p").get_text(" "))[:40] for entry in html(page).select("div.citation")]
+    assert len(entries) > 5
+    assert [entry for entry in entries if entry not in text] == []
+
+
+def test_the_text_is_printed_at_its_size(extracted):
+    """The theme's 16 px body text is 12 pt on paper: nothing wider than the column made Chromium
+    shrink every page to fit it (tools/print_book.py sets wide formulas and tables smaller)."""
+    sizes = extracted[2]
+    assert sizes.most_common(1)[0][0] == pytest.approx(12, abs=0.2), sizes.most_common(3)
+
+
+def test_no_raw_tex_outside_code_and_no_mathjax_error(extracted):
+    text, prose, _ = extracted
+    assert len(prose) > len(text) / 3  # the prose is read, not only its code
+    assert RAW_TEX.findall(prose) == []  # code may hold TeX (a plot's label), the prose may not
+    assert [message for message in MATHJAX_ERRORS if message in text] == []
+
+
+@pytest.mark.parametrize("raw", ["\\frac{pos}{10000}", "d_{\\text{model}}", "$$x$$", "\\(x\\)", "\\[x\\]",
+                                 "\\begin{aligned}", "\\sin(x)"])
+def test_raw_tex_is_recognised(raw):
+    assert RAW_TEX.search(f"the formula {raw} as printed")
+
+
+def images(resources, found):
+    """Add the ids of the images drawn with `resources` (a page's or a form's) to `found`."""
+    objects = resources.get("/XObject") if resources else None
+    for reference in (objects.get_object().values() if objects else []):
+        drawn = reference.get_object()
+        if drawn.get("/Subtype") == "/Image":
+            found.add(reference.idnum)
+        elif drawn.get("/Subtype") == "/Form":
+            images(drawn.get("/Resources"), found)
+    return found
+
+
+def test_every_figure_is_there(pdf):
+    figures = {image["src"] for path in PAGES for image in html(path).select("article.bd-article img")}
+    printed = set()
+    for page in pdf.pages:
+        images(page.get("/Resources"), printed)
+    assert figures and len(printed) >= len(figures)
+
+
+def test_the_first_page_of_the_site_links_the_pdf():
+    links = [link["href"] for link in html(PAGES[0]).select("main a[href]")]
+    assert "../book.pdf" in links and (SITE / "book.pdf").read_bytes() == PDF.read_bytes()

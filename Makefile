@@ -53,7 +53,15 @@ pdf: $(INSTALLED) $(MATHJAX) $(CHROMIUM)
 # stored outputs (strict nbval) here, on an emulated plainer CPU and with every core busy;
 # the book build and its PDF; the rendered book and the PDF checked (browser, accessibility, links,
 # search); every chapter run as a new Colab user would.
-test: unit-tests notebook-tests browser-tests colab-tests
+# Colab's environment (torch's 3 GB CUDA build) is built in the background while the chapters run
+# (after the unit tests, whose load checks want quiet cores); colab-tests waits for it (a lock) and
+# reports any failure; it is stopped if anything fails first.
+test: $(INSTALLED)
+	$(MAKE) unit-tests
+	@mkdir -p _build
+	@$(BIN)/python tools/simulate_colab.py --prepare > _build/colab-prepare.log 2>&1 & prepare=$$!; \
+	trap 'kill $$prepare 2>/dev/null' EXIT; \
+	$(MAKE) notebook-tests browser-tests colab-tests
 
 unit-tests: $(INSTALLED) $(NODE_MODULES)
 	$(BIN)/python -m pytest --ignore=tests/site

@@ -39,6 +39,10 @@ def rendered_figures(page):
     """For each figure image: its card's colour and its canvas's corner colour as drawn, and the page's."""
     page_colour = page.evaluate("""() => getComputedStyle(document.body).backgroundColor
         .match(/\\d+/g).slice(0, 3).map(Number)""")
+    # Figures inside collapsed solutions are measured too, opened as a reader would open them
+    # (sphinx-togglebutton opens every toggle before printing; <details> open by hand).
+    page.evaluate("""() => { window.dispatchEvent(new Event('beforeprint'));
+        document.querySelectorAll('details').forEach(details => { details.open = true; }); }""")
     measured = []
     for index in range(page.locator(FIGURES).count()):
         image = page.locator(FIGURES).nth(index)

@@ -1,0 +1,189 @@
+"""The chapter's experiments: train at length L, evaluate at L, 2L and 4L, per scheme, base or seed.
+
+One model is built from a seed (its initial weights from a torch generator, its batches and its
+test sequences from numpy generators derived from the same seed), trained on sequences of length
+:math:`L` = ``Setup.train_len`` and evaluated on sequences of length :math:`4L`. The model is
+causal, so positions ``0 .. L - 1`` of the test give the accuracy at the training length, positions
+``L .. 2L - 1`` the accuracy on the new positions of a sequence of length :math:`2L`, and positions
+``2L .. 4L - 1`` those of a sequence of length :math:`4L`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._environment import require
+
+torch = require("torch")
+
+from .model import SmallTransformer  # noqa: E402
+from .positions import POSITION_SCHEMES  # noqa: E402
+from .training import PositionAccuracy, evaluate, fixed_threads, train  # noqa: E402
+
+__all__ = ["RANGES", "Run", "Setup", "compare_schemes", "train_and_evaluate"]
+
+#: The ranges of positions reported, as multiples of L: the training length, then the new
+#: positions of sequences twice and four times as long.
+RANGES = {"L": (0, 1), "2L": (1, 2), "4L": (2, 4)}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The size of the model and of its training (the chapter's defaults: seconds per model on a CPU).
+
+    Attributes
+    ----------
+    train_len : int
+        :math:`L`, the length of every training sequence.
+    d_model, num_heads, num_layers, d_ff : int
+        The model's size.
+    steps, batch_size : int
+        Optimiser steps, each on a fresh batch of this many sequences.
+    learning_rate : float
+        Adam's step size.
+    test_sequences : int
+        Sequences of length :math:`4L` in the test.
+    threads : int
+        Torch threads while training and testing.
+    """
+
+    train_len: int = 16
+    d_model: int = 32
+    num_heads: int = 4
+    num_layers: int = 1
+    d_ff: int = 64
+    steps: int = 300
+    batch_size: int = 64
+    learning_rate: float = 3e-3
+    test_sequences: int = 256
+    threads: int = 1
+
+
+@dataclass
+class Run:
+    """A trained model, its losses and its accuracy at every position of the test.
+
+    Attributes
+    ----------
+    model : SmallTransformer
+        Trained, in eval mode.
+    losses : ndarray, shape (steps,)
+        The training loss at each step.
+    accuracy : PositionAccuracy
+        On sequences of length ``4 * setup.train_len``.
+    setup : Setup
+        How it was trained.
+    """
+
+    model: SmallTransformer
+    losses: np.ndarray
+    accuracy: PositionAccuracy
+    setup: Setup
+
+    def at(self, length: str) -> float:
+        """Accuracy on the range ``"L"``, ``"2L"`` or ``"4L"`` of :data:`RANGES`.
+
+        Parameters
+        ----------
+        length : {"L", "2L", "4L"}
+            Which range of positions.
+
+        Returns
+        -------
+        float
+            In [0, 1].
+
+        Raises
+        ------
+        KeyError
+            If `length` is not a key of :data:`RANGES`.
+        """
+        start, stop = RANGES[length]
+        return self.accuracy.between(start * self.setup.train_len, stop * self.setup.train_len)
+
+
+def train_and_evaluate(task, scheme: str, *, seed: int = 0, setup: Setup = Setup(), base: float = 10_000.0,
+                       learn_frequencies: bool = False) -> Run:
+    """Build a :class:`SmallTransformer` from `seed`, train it at length L, test it up to 4L.
+
+    Parameters
+    ----------
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        What to learn.
+    scheme : str
+        One of :data:`~companion.transformer.positions.POSITION_SCHEMES`.
+    seed : int, default 0
+        Seeds the initial weights (torch), the batches and the test (numpy); the global torch
+        generator is left as it was.
+    setup : Setup, optional
+        Sizes; the chapter's by default.
+    base : float, default 10000.0
+        Base of the sinusoidal or rotary frequencies.
+    learn_frequencies : bool, default False
+        Train the sinusoidal frequencies too.
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad scheme, size or base.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> run = train_and_evaluate(KeyRecallTask(), "none", setup=Setup(steps=60))
+    >>> run.at("L") > 0.9
+    True
+    """
+    train_rng, test_rng = (np.random.default_rng([seed, stream]) for stream in (0, 1))
+    with torch.random.fork_rng(devices=[]), fixed_threads(setup.threads):
+        torch.manual_seed(seed)
+        model = SmallTransformer(
+            task.vocab_size, task.num_classes, scheme=scheme, d_model=setup.d_model, num_heads=setup.num_heads,
+            num_layers=setup.num_layers, d_ff=setup.d_ff, max_len=4 * setup.train_len, base=base,
+            learn_frequencies=learn_frequencies)
+        losses = train(model, task, seq_len=setup.train_len, steps=setup.steps, batch_size=setup.batch_size,
+                       learning_rate=setup.learning_rate, rng=train_rng)
+        accuracy = evaluate(model, task, seq_len=4 * setup.train_len, num_sequences=setup.test_sequences,
+                            rng=test_rng)
+    return Run(model, losses, accuracy, setup)
+
+
+def compare_schemes(task, schemes=POSITION_SCHEMES, *, seed: int = 0, setup: Setup = Setup()) -> dict[str, Run]:
+    """:func:`train_and_evaluate` for each scheme, from the same seed.
+
+    Parameters
+    ----------
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        What to learn.
+    schemes : sequence of str, optional
+        Default all five.
+    seed : int, default 0
+        The seed of every run.
+    setup : Setup, optional
+        Sizes; the chapter's by default.
+
+    Returns
+    -------
+    dict of str to Run
+        In the order of `schemes`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad scheme or size.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none", "alibi"], setup=Setup(steps=60))
+    >>> list(runs)
+    ['none', 'alibi']
+    """
+    return {scheme: train_and_evaluate(task, scheme, seed=seed, setup=setup) for scheme in schemes}
+

@@ -88,7 +88,8 @@ def plot_accuracy_by_position(accuracies, train_len: int, *, ax=None, title=None
     title : str, optional
         Axes title.
     chance : float, optional
-        Draw the accuracy of a uniform guess as a thin grey line.
+        Draw the accuracy of a uniform guess as a thin grey line (in the legend, which sits to the
+        right of the axes: make the figure with ``layout="constrained"``).
 
     Returns
     -------
@@ -115,11 +116,11 @@ def plot_accuracy_by_position(accuracies, train_len: int, *, ax=None, title=None
     for multiple in (1, 2):
         ax.axvline(multiple * train_len - 0.5, color="black", linestyle=":", linewidth=1)
     if chance is not None:
-        ax.axhline(chance, color="grey", linewidth=0.8)
+        ax.axhline(chance, color="grey", linewidth=0.8, label="a uniform guess")
     ax.set_xlabel("position in the test sequence")
     ax.set_ylabel("accuracy")
     ax.set_ylim(0.0, 1.02)
     if title is not None:
         ax.set_title(title)
-    ax.legend(loc="lower left", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")  # outside: curves overlap
     return ax

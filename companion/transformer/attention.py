@@ -30,7 +30,7 @@ import numpy as np
 from .._checks import check_d_model, check_offset, check_real_array
 from ..analysis.linearity import rotation_matrix
 
-__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "offset_head"]
+__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "offset_head", "weight_on_offset"]
 
 
 class LogitTerms(NamedTuple):
@@ -215,3 +215,44 @@ def diagonal_spread(matrix) -> float:
         raise ValueError(f"matrix must be square, got shape {matrix.shape}")
     n = matrix.shape[0]
     return float(max((np.ptp(np.diagonal(matrix, offset)) for offset in range(1 - n, n)), default=0.0))
+
+
+def weight_on_offset(weights, offset: int) -> np.ndarray:
+    """The weight each query position ``p`` puts on key position ``p - offset``.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., seq_len, seq_len)
+        Attention weights, rows are queries (e.g. one map per head).
+    offset : int
+        How far back; non-negative.
+
+    Returns
+    -------
+    ndarray, shape (..., seq_len), float64
+        ``weights[..., p, p - offset]``, NaN for ``p < offset``.
+
+    Raises
+    ------
+    ValueError
+        If the last two axes are not square or `offset` is negative.
+    TypeError
+        If `offset` is not an integer or `weights` does not hold real numbers.
+
+    Examples
+    --------
+    >>> weight_on_offset(attention_weights(np.zeros((3, 3)), causal=True), 1).round(4)
+    array([   nan, 0.5   , 0.3333])
+    """
+    weights = check_real_array(weights, "weights")
+    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must have shape (..., seq_len, seq_len), got {weights.shape}")
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
+        raise TypeError(f"offset must be a non-negative integer, got {offset!r}")
+    if offset < 0:
+        raise ValueError(f"offset must be a non-negative integer, got {offset}")
+    seq_len = weights.shape[-1]
+    result = np.full(weights.shape[:-1], np.nan)
+    rows = np.arange(offset, seq_len)
+    result[..., rows] = weights[..., rows, rows - offset]
+    return result

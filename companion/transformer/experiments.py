@@ -18,11 +18,12 @@ from .._environment import require
 
 torch = require("torch")
 
+from .attention import weight_on_offset  # noqa: E402
 from .model import SmallTransformer  # noqa: E402
 from .positions import POSITION_SCHEMES  # noqa: E402
 from .training import PositionAccuracy, evaluate, fixed_threads, train  # noqa: E402
 
-__all__ = ["RANGES", "Run", "Setup", "compare_schemes", "train_and_evaluate"]
+__all__ = ["RANGES", "Run", "Setup", "accuracy_table", "compare_schemes", "look_back_weights", "train_and_evaluate"]
 
 #: The ranges of positions reported, as multiples of L: the training length, then the new
 #: positions of sequences twice and four times as long.
@@ -187,3 +188,77 @@ def compare_schemes(task, schemes=POSITION_SCHEMES, *, seed: int = 0, setup: Set
     """
     return {scheme: train_and_evaluate(task, scheme, seed=seed, setup=setup) for scheme in schemes}
 
+
+
+def accuracy_table(runs: dict) -> str:
+    """A plain-text table of accuracies, one row per run, one column per range of :data:`RANGES`.
+
+    Parameters
+    ----------
+    runs : dict of str to Run
+        Label -> run.
+
+    Returns
+    -------
+    str
+        Accuracies with two decimals.
+
+    Raises
+    ------
+    ValueError
+        If `runs` is empty.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none"], setup=Setup(steps=60))
+    >>> print(accuracy_table(runs))
+    scheme       at L  at 2L  at 4L
+    none         1.00   1.00   1.00
+    """
+    if not runs:
+        raise ValueError("runs is empty: nothing to tabulate")
+    width = max(12, *(len(str(label)) + 1 for label in runs))
+    lines = ["scheme".ljust(width) + "".join(f"{'at ' + length:>7s}" for length in RANGES)]
+    for label, run in runs.items():
+        lines.append(str(label).ljust(width) + "".join(f"{run.at(length):7.2f}" for length in RANGES))
+    return "\n".join(lines)
+
+
+def look_back_weights(run: Run, task, offset: int, *, num_sequences: int = 64, seed: int = 5) -> np.ndarray:
+    """How much each head of the first block attends ``offset`` positions back, at each position up to 2L.
+
+    Parameters
+    ----------
+    run : Run
+        A trained model.
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        Draws the sequences (length ``2 * run.setup.train_len``).
+    offset : int
+        How far back.
+    num_sequences : int, default 64
+        The weights are averaged over this many sequences.
+    seed : int, default 5
+        Seeds the sequences.
+
+    Returns
+    -------
+    ndarray, shape (num_heads, 2 * train_len), float64
+        Mean weight that position ``p`` puts on ``p - offset``; NaN for ``p < offset``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad offset (see :func:`~companion.transformer.attention.weight_on_offset`).
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import CopyOffsetTask
+    >>> run = train_and_evaluate(CopyOffsetTask(), "rotary", setup=Setup(steps=60))
+    >>> look_back_weights(run, CopyOffsetTask(), 2).shape
+    (4, 32)
+    """
+    tokens, _ = task.sample(np.random.default_rng(seed), num_sequences, 2 * run.setup.train_len)
+    with fixed_threads(run.setup.threads):
+        maps = run.model.attention_maps(torch.from_numpy(tokens))[0].mean(dim=0).numpy()
+    return weight_on_offset(maps, offset)

@@ -3,7 +3,13 @@ import pytest
 
 from companion import sinusoidal_encoding
 from companion.analysis.linearity import rotation_matrix
-from companion.transformer.attention import attention_weights, diagonal_spread, logit_terms, offset_head
+from companion.transformer.attention import (
+    attention_weights,
+    diagonal_spread,
+    logit_terms,
+    offset_head,
+    weight_on_offset,
+)
 
 
 def test_the_four_terms_add_up_to_the_logits():
@@ -82,3 +88,15 @@ def test_a_causal_uniform_head_reads_off_one_over_p_plus_one():
 def test_bad_input(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_weight_on_offset_reads_the_diagonal_below():
+    weights = np.arange(2 * 16, dtype=float).reshape(2, 4, 4)
+    result = weight_on_offset(weights, 2)
+    np.testing.assert_array_equal(result[:, 2:], [[8.0, 13.0], [24.0, 29.0]])
+    assert np.isnan(result[:, :2]).all()
+    np.testing.assert_array_equal(weight_on_offset(np.eye(3), 0), [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="offset"):
+        weight_on_offset(np.eye(3), -1)
+    with pytest.raises(TypeError, match="offset"):
+        weight_on_offset(np.eye(3), 1.5)

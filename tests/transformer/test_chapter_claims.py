@@ -13,7 +13,7 @@ import multiprocessing
 import numpy as np
 import pytest
 
-from companion.transformer.experiments import Setup, train_and_evaluate
+from companion.transformer.experiments import Setup, look_back_weights, train_and_evaluate
 from companion.transformer.positions import POSITION_SCHEMES
 from companion.transformer.tasks import TASKS
 
@@ -54,6 +54,16 @@ def test_copying_two_back_needs_relative_positions_and_only_rotary_keeps_it_at_2
     assert run["learned"].at("2L") <= 0.15  # chance is 1/16
     assert run["rotary"].at("4L") <= 0.5
     assert abs(run["alibi"].at("4L") - run["alibi"].at("L")) <= 0.06
+    # the best head of the sinusoidal model looks 2 back within L, much less beyond; rotary's keeps looking
+    for scheme in ("sinusoidal", "rotary"):
+        weights = look_back_weights(run[scheme], TASKS["copy"], 2)
+        within, beyond = np.nanmean(weights[:, :16], axis=1), np.nanmean(weights[:, 16:], axis=1)
+        best = int(within.argmax())
+        assert within[best] >= 0.5, scheme
+        if scheme == "sinusoidal":
+            assert beyond[best] <= within[best] - 0.25
+        else:
+            assert beyond[best] >= 0.6
     # NoPE: right more often than a guess among the tokens seen only near the start
     by_position = run["none"].accuracy.by_position()
     assert by_position[2] >= 0.4 and run["none"].accuracy.between(8, 16) <= 0.3

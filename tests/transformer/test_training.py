@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from companion.transformer.experiments import RANGES, Setup, train_and_evaluate
+from companion.transformer.experiments import RANGES, Setup, accuracy_table, train_and_evaluate
 from companion.transformer.model import SmallTransformer
 from companion.transformer.tasks import CopyOffsetTask, KeyRecallTask, LatestMarkerTask
 from companion.transformer.training import PositionAccuracy, evaluate, fixed_threads, train
@@ -76,3 +76,12 @@ def test_training_lowers_the_loss_and_checks_its_sizes():
         train(model, task, seq_len=16, steps=0, rng=np.random.default_rng(0))
     accuracy = evaluate(model, task, seq_len=16, num_sequences=64, rng=np.random.default_rng(1))
     assert accuracy.counted.tolist() == [0, 0] + [64] * 14
+
+
+def test_accuracy_table_has_a_row_per_run_and_a_column_per_range():
+    run = train_and_evaluate(KeyRecallTask(), "none", setup=TINY)
+    table = accuracy_table({"none": run, "a longer label": run}).splitlines()
+    assert table[0].split() == ["scheme", "at", "L", "at", "2L", "at", "4L"]
+    assert table[2].startswith("a longer label") and table[2].split()[-3:] == [f"{run.at(r):.2f}" for r in RANGES]
+    with pytest.raises(ValueError, match="empty"):
+        accuracy_table({})

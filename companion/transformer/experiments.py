@@ -55,9 +55,9 @@ class Setup:
     num_heads: int = 4
     num_layers: int = 1
     d_ff: int = 64
-    steps: int = 300
-    batch_size: int = 64
-    learning_rate: float = 3e-3
+    steps: int = 150
+    batch_size: int = 128
+    learning_rate: float = 5e-3
     test_sequences: int = 256
     threads: int = 1
 

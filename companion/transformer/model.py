@@ -1,7 +1,7 @@
 r"""A small Transformer built from torch, with five position schemes behind one switch.
 
 Pre-norm blocks (layer norm, multi-head self-attention with
-:func:`torch.nn.functional.scaled_dot_product_attention`, residual; layer norm, a two-layer ReLU
+``torch.nn.functional.scaled_dot_product_attention``, residual; layer norm, a two-layer ReLU
 network, residual), a final layer norm and a linear read-out per position: the encoder block of
 Vaswani et al. (2017, Sec. 3.1), with the normalisation moved before each sub-layer as most
 recent models do, and an optional causal mask (a decoder's self-attention). Small enough to
@@ -46,7 +46,7 @@ class SelfAttention(nn.Module):
     r"""Multi-head self-attention whose logits carry the position scheme's part.
 
     ``"rotary"`` rotates each head's queries and keys with :func:`~companion.apply_rotary` (pairs
-    interleaved, as in Su et al., 2024); ``"alibi"`` adds :func:`~.positions.alibi_bias` to the
+    interleaved, as in Su et al., 2024); ``"alibi"`` adds :func:`~companion.transformer.positions.alibi_bias` to the
     logits (Press et al., 2022); the other schemes leave attention as it is (their positions, if
     any, are in the input). Shapes: ``x`` ``[b, s, d]``, ``positions`` ``[s]``; output ``[b, s, d]``.
 
@@ -57,7 +57,7 @@ class SelfAttention(nn.Module):
     num_heads : int
         Number of heads.
     scheme : str
-        One of :data:`~.positions.POSITION_SCHEMES`.
+        One of :data:`~companion.transformer.positions.POSITION_SCHEMES`.
     causal : bool, default True
         Let position ``i`` attend only to ``j <= i``.
     base : float, default 10000.0
@@ -148,7 +148,7 @@ class SelfAttention(nn.Module):
         return self.logits(x, positions).softmax(dim=-1)
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        """Attend, with :func:`torch.nn.functional.scaled_dot_product_attention`.
+        """Attend, with ``torch.nn.functional.scaled_dot_product_attention``.
 
         Parameters
         ----------
@@ -193,10 +193,10 @@ class SmallTransformer(nn.Module):
     - ``"sinusoidal"``: the companion's :class:`~companion.SinusoidalPositionalEncoding` added to
       the token embeddings (``scale=False``: the embeddings are not multiplied by
       :math:`\sqrt{d}`, both have entries of order 1); with ``learn_frequencies=True``, a
-      :class:`~.positions.LearnableFrequencyEncoding` instead;
-    - ``"learned"``: a :class:`~.positions.LearnedPositionalEmbedding` of `max_len` rows, added;
+      :class:`~companion.transformer.positions.LearnableFrequencyEncoding` instead;
+    - ``"learned"``: a :class:`~companion.transformer.positions.LearnedPositionalEmbedding` of `max_len` rows, added;
     - ``"rotary"``: queries and keys rotated in every block (:func:`~companion.apply_rotary`);
-    - ``"alibi"``: linear biases on every block's logits (:func:`~.positions.alibi_bias`).
+    - ``"alibi"``: linear biases on every block's logits (:func:`~companion.transformer.positions.alibi_bias`).
 
     Shapes: ``tokens`` ``[b, s]`` (int64); output logits ``[b, s, num_classes]``.
 

@@ -9,13 +9,21 @@ committed notebook printed (cells marked NBVAL_IGNORE_OUTPUT or NBVAL_SKIP excep
 nbval), and leave Colab's numpy and torch in place; what it installed is removed before the next
 chapter. Finally a chapter run without the companion must stop with a message and no traceback.
 
+The environment is built once in _build/colab-env (about 3 GB, mostly torch's CUDA build) and
+reused while its package list is unchanged and nothing else is installed in it; `--prepare` only
+builds it, so that `make test` can build it in the background while the other tests run (a lock
+makes the chapters wait for it).
+
 Usage: python tools/simulate_colab.py [notebooks/NN_name.ipynb ...]   (default: every chapter)
+       python tools/simulate_colab.py --prepare
 Set COLAB_PYTHON to the interpreter to use if it is not found.
 """
 
 from __future__ import annotations
 
+import fcntl
 import glob
+import hashlib
 import json
 import os
 import re
@@ -31,6 +39,8 @@ PREINSTALLED = ROOT / "tools" / "colab-preinstalled.txt"
 KEPT_PACKAGES = ("numpy", "torch")
 # The runner's own notebook machinery (nbclient drives the kernel; Colab has its own front end).
 RUNNER_PACKAGES = ("nbclient==0.10.2", "nbformat==5.10.4")
+ENVIRONMENT = ROOT / "_build" / "colab-env"
+LOCK = ROOT / "_build" / "colab-env.lock"
 
 RUNNER = """
 import sys, nbformat
@@ -136,6 +146,30 @@ def execute(python: Path, notebook: Path, workdir: Path, env: dict) -> Path:
     return copy
 
 
+def prepare_environment() -> tuple[Path, dict[str, str]]:
+    """Colab's environment in ENVIRONMENT, built unless an intact one for the same package list is there.
+
+    Returns its interpreter and its packages. Holds LOCK while it works, so a second caller waits.
+    """
+    version = colab_python_version()
+    interpreter = find_python(version)
+    spec = hashlib.sha256("\n".join([PREINSTALLED.read_text(), *RUNNER_PACKAGES, str(interpreter)]).encode()).hexdigest()
+    python, marker = ENVIRONMENT / "bin" / "python", ENVIRONMENT / "ready.json"
+    LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.is_file() and python.is_file():
+            ready = json.loads(marker.read_text())
+            if ready["spec"] == spec and frozen(python) == ready["packages"]:
+                return python, ready["packages"]
+        shutil.rmtree(ENVIRONMENT, ignore_errors=True)
+        run([str(interpreter), "-m", "venv", str(ENVIRONMENT)])
+        run([str(python), "-m", "pip", "install", "--quiet", "-r", str(PREINSTALLED), *RUNNER_PACKAGES])
+        packages = frozen(python)
+        marker.write_text(json.dumps({"spec": spec, "packages": packages}, indent=1))
+        return python, packages
+
+
 def main(notebooks: list[Path]) -> int:
     failures = []
     with tempfile.TemporaryDirectory(prefix="colab-") as scratch:
@@ -143,12 +177,7 @@ def main(notebooks: list[Path]) -> int:
         start = time.perf_counter()
         run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(scratch / "dist"), str(ROOT)])
         wheel = next((scratch / "dist").glob("*.whl"))
-        version = colab_python_version()
-        interpreter = find_python(version)
-        run([str(interpreter), "-m", "venv", str(scratch / "colab")])
-        python = scratch / "colab" / "bin" / "python"
-        run([str(python), "-m", "pip", "install", "--quiet", "-r", str(PREINSTALLED), *RUNNER_PACKAGES])
-        baseline = frozen(python)
+        python, baseline = prepare_environment()
         print(f"Colab-like environment ready in {time.perf_counter() - start:.0f} s: Python "
               f"{run([str(python), '-c', 'import platform; print(platform.python_version())']).stdout.strip()}, "
               f"numpy {baseline['numpy']}, torch {baseline['torch']}; companion wheel {wheel.name}", flush=True)
@@ -188,5 +217,10 @@ def main(notebooks: list[Path]) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--prepare"]:
+        began = time.perf_counter()
+        prepare_environment()
+        print(f"Colab-like environment ready in {ENVIRONMENT} after {time.perf_counter() - began:.0f} s")
+        sys.exit(0)
     chosen = [Path(argument).resolve() for argument in sys.argv[1:]]
     sys.exit(main(chosen or sorted((ROOT / "notebooks").glob("*.ipynb"))))

@@ -13,13 +13,15 @@ narrower dtype adds its rounding error to these distances.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._checks import check_count, check_dtype
 from ..encoding.frequencies import angular_frequencies
 from ..encoding.table import sinusoidal_encoding
 
-__all__ = ["offset_distances", "nearest_position_distance"]
+__all__ = ["SimilarityScales", "offset_distances", "nearest_position_distance", "similarity_scales"]
 
 _CHUNK = 2**16
 
@@ -54,13 +56,25 @@ def offset_distances(offsets, d_model: int, base: float = 10_000.0) -> np.ndarra
     >>> offset_distances([0, 1], 2).round(4)  # one pair turning 1 radian per position
     array([0.    , 0.9589])
     """
-    omega = angular_frequencies(d_model, base)
+    half_omega = angular_frequencies(d_model, base) / 2  # exact: halving a float only lowers its exponent
     offsets = np.asarray(offsets, dtype=np.float64)
     result = np.empty(offsets.size)
     for start in range(0, offsets.size, _CHUNK):
-        chunk = offsets[start : start + _CHUNK]
-        result[start : start + chunk.size] = 2 * np.sqrt(np.sum(np.sin(np.outer(chunk, omega) / 2) ** 2, axis=1))
+        sines = np.sin(np.outer(offsets[start : start + _CHUNK], half_omega))
+        result[start : start + len(sines)] = 2 * np.sqrt(np.einsum("ij,ij->i", sines, sines))
     return result
+
+
+def _smallest(values: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the `count` smallest values, smallest first (ties by index), without a full sort."""
+    if count < values.size:
+        chosen = np.argpartition(values, count - 1)[:count]
+        # ties at the boundary: keep the lowest indices, as a stable full sort would
+        cutoff = values[chosen].max()
+        chosen = np.concatenate([np.flatnonzero(values < cutoff), np.flatnonzero(values == cutoff)])[:count]
+    else:
+        chosen = np.arange(values.size)
+    return chosen[np.lexsort((chosen, values[chosen]))]
 
 
 def nearest_position_distance(max_lens, d_model: int, *, base: float = 10_000.0, dtype=None, candidates: int = 8):
@@ -115,10 +129,79 @@ def nearest_position_distance(max_lens, d_model: int, *, base: float = 10_000.0,
             distances[index], offsets[index] = within[best], best + 1
             continue
         best_distance, best_offset = np.inf, 0
-        for offset in np.argsort(within, kind="stable")[:candidates] + 1:
+        for offset in _smallest(within, candidates) + 1:
             gaps = table[offset:length] - table[: length - offset]
             distance = float(np.sqrt(np.min(np.einsum("ij,ij->i", gaps, gaps))))
             if distance < best_distance:
                 best_distance, best_offset = distance, int(offset)
         distances[index], offsets[index] = best_distance, best_offset
     return distances, offsets
+
+
+class SimilarityScales(NamedTuple):
+    """The two offsets, in positions, that :func:`similarity_scales` returns.
+
+    Parameters
+    ----------
+    half : int
+        First offset at which the cosine similarity falls to 1/2 or below: the resolution.
+    zero : int
+        First offset at which it falls to 0 or below: the range over which farther means less alike.
+
+    Examples
+    --------
+    >>> SimilarityScales(half=46, zero=1707).zero
+    1707
+    """
+
+    half: int
+    zero: int
+
+
+def similarity_scales(d_model: int, base: float = 10_000.0, *, max_offset: int = 10**6) -> SimilarityScales:
+    r"""Resolution and range of the encoding, read off the similarity of positions :math:`k` apart.
+
+    The cosine similarity of :math:`PE(p)` and :math:`PE(p + k)` is
+    :math:`\frac{2}{d_{model}} \sum_i \cos(\omega_i k)`: 1 at :math:`k = 0`, falling as
+    the fast pairs turn away, and, once the slow pairs have turned too, wandering
+    around 0.  Two offsets summarise it: where it first falls to 1/2 (nearer
+    positions look alike: the resolution) and where it first reaches 0 (up to
+    there, farther positions look less alike: the range).
+
+    Parameters
+    ----------
+    d_model : int
+        Encoding width; a positive even integer.
+    base : float, default 10000.0
+        Finite and greater than 1.
+    max_offset : int, default 1000000
+        How far to search.
+
+    Returns
+    -------
+    SimilarityScales
+        ``(half, zero)``, in positions.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On bad `d_model` or `base`, or if the similarity does not reach 0 within `max_offset`.
+
+    Examples
+    --------
+    >>> similarity_scales(128)
+    SimilarityScales(half=46, zero=1707)
+    """
+    omega = angular_frequencies(d_model, base)
+    max_offset = check_count(max_offset, "max_offset")
+    half = None
+    chunk = max(1, _CHUNK // omega.size) * 16
+    for start in range(1, max_offset + 1, chunk):
+        offsets = np.arange(start, min(start + chunk, max_offset + 1), dtype=np.float64)
+        similarity = np.cos(np.outer(offsets, omega)).mean(axis=1)
+        if half is None and np.any(similarity <= 0.5):
+            half = start + int(np.argmax(similarity <= 0.5))
+        if np.any(similarity <= 0):
+            return SimilarityScales(half, start + int(np.argmax(similarity <= 0)))
+    raise ValueError(f"the similarity does not reach 0 within max_offset={max_offset} offsets (d_model={d_model}, "
+                     f"base={base}); raise max_offset")

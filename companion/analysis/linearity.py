@@ -10,8 +10,14 @@ formulas give
       \begin{pmatrix} \sin\omega_i p \\ \cos\omega_i p \end{pmatrix},
 
 so :math:`R(k)` is block-diagonal with one 2 x 2 rotation per pair, and does
-not depend on :math:`p` (chapter 4 proves it).  In the concatenated layout
-the same map is :math:`P R(k) P^\top` for the layout permutation :math:`P`.
+not depend on :math:`p` (the chapter *Shifting a position is a rotation*
+proves it, after Denk, 2019).  In the concatenated layout the same map is
+:math:`P R(k) P^\top` for the layout permutation :math:`P`.
+
+Sines alone (or cosines alone) admit no such matrix, but they do obey a
+linear recurrence on *two* earlier positions,
+:math:`\sin\omega(p+k) = 2\cos(\omega k)\sin\omega p - \sin\omega(p-k)`
+(:func:`one_function_shift_matrix`).
 """
 
 from __future__ import annotations
@@ -22,13 +28,14 @@ from .._checks import check_d_model, check_layout, check_offset, check_positions
 from ..encoding.frequencies import angular_frequencies
 from ..encoding.layouts import layout_permutation
 
-__all__ = ["rotation_matrix", "relative_dot_product", "fit_linear_map"]
+__all__ = ["rotation_matrix", "one_function_shift_matrix", "relative_dot_product", "fit_linear_map"]
 
 
 def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layout: str = "interleaved") -> np.ndarray:
     r"""The matrix :math:`R(k)` with :math:`PE(p + k) = R(k) PE(p)` for every position :math:`p`.
 
-    Source: the linearity remark of Vaswani et al. (2017), Sec. 3.5; proof in chapter 4.
+    Source: the linearity remark of Vaswani et al. (2017), Sec. 3.5; the block-diagonal
+    matrix is Denk's (2019); proved in the chapter *Shifting a position is a rotation*.
 
     Parameters
     ----------
@@ -80,6 +87,61 @@ def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layo
         permutation = layout_permutation(d_model, "interleaved", "concatenated")
         matrix = matrix[np.ix_(permutation, permutation)]
     return matrix
+
+
+def one_function_shift_matrix(offset: float, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""The matrix :math:`M(k)` with :math:`S(p + k) = M(k) \begin{pmatrix} S(p) \\ S(p - k) \end{pmatrix}`.
+
+    Here :math:`S(p) = (\sin\omega_0 p, \ldots, \sin\omega_{m-1} p)` holds the sine
+    columns alone (:math:`m = d_{model}/2`).  No matrix maps :math:`S(p)` alone to
+    :math:`S(p + k)`, but the identity
+    :math:`\sin\omega(p+k) + \sin\omega(p-k) = 2\cos(\omega k)\sin\omega p`
+    gives a linear map on two earlier positions:
+    :math:`M(k) = [\,2\operatorname{diag}_i \cos\omega_i k \;\; -I\,]`.  The cosine
+    columns alone obey the same recurrence with the same matrix (so does any
+    sinusoid of frequency :math:`\omega_i`: it is the Chebyshev recurrence).
+
+    Source: the angle-addition formulas, applied to the question the blog post *OG
+    positional encoding* (2023) leaves open after Kazemnejad (2019): whether one
+    function alone admits a linear shift.
+
+    Parameters
+    ----------
+    offset : float
+        The shift :math:`k`, in positions; finite, any sign, need not be an integer.
+    d_model : int
+        Width of the full encoding; a positive even integer.  The one-function table
+        has ``d_model // 2`` columns.
+    base : float, default 10000.0
+        Finite and greater than 1.
+
+    Returns
+    -------
+    ndarray, shape (d_model // 2, d_model), dtype float64
+        Acts on the concatenation ``[S(p), S(p - k)]`` (length ``d_model``) and returns
+        ``S(p + k)`` (length ``d_model // 2``).
+
+    Raises
+    ------
+    TypeError
+        If `offset` or `base` is not a real number, or `d_model` not an integer.
+    ValueError
+        If `offset` is not finite, `d_model` is not positive and even, or `base` is
+        not finite and > 1.
+
+    Examples
+    --------
+    >>> from companion import sinusoidal_encoding
+    >>> sines = sinusoidal_encoding([3, 10, 17], 8)[:, 0::2]  # positions p - k, p, p + k for k = 7
+    >>> one_function_shift_matrix(7, 8).shape
+    (4, 8)
+    >>> bool(np.allclose(one_function_shift_matrix(7, 8) @ np.concatenate([sines[1], sines[0]]), sines[2]))
+    True
+    """
+    offset = check_offset(offset)
+    d_model = check_d_model(d_model)
+    half = d_model // 2
+    return np.hstack([2 * np.diag(np.cos(offset * angular_frequencies(d_model, base))), -np.eye(half)])
 
 
 def relative_dot_product(offsets, d_model: int, base: float = 10_000.0) -> np.ndarray:

@@ -1,11 +1,17 @@
-"""Figures of the encoding.
+r"""Figures of the encoding.
 
 Every helper draws into the Axes it is given (or a new one), labels it with
 units, and returns it; none calls ``plt.show()``.  Colormaps are readable
 with the common colour-vision deficiencies: ``RdBu`` (ColorBrewer's
-colour-blind-safe diverging map) for values in [-1, 1] and ``viridis``
-(perceptually uniform) for positions; line plots also differ by marker or
-line style, not by colour alone.
+colour-blind-safe diverging map) for values in [-1, 1], ``viridis``
+(perceptually uniform) for positions and ``twilight`` (cyclic, so that an
+angle of :math:`2\pi - \epsilon` looks like an angle of :math:`\epsilon`) for
+angles; line plots also differ by marker or line style, not by colour alone.
+
+Images refuse to draw more rows than their Axes has pixel rows: a screen
+cannot show one row in 26, it shows every 26th, and the fast columns of the
+encoding then alias into bands that are not in the data (moiré).  Draw fewer
+positions, or the columns against position (:func:`plot_columns`), instead.
 """
 
 from __future__ import annotations
@@ -17,10 +23,22 @@ require("matplotlib")
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["plot_clock", "plot_frequencies", "plot_heatmap", "plot_nearest_distances", "plot_similarity_matrix"]
+__all__ = [
+    "plot_angle_map",
+    "plot_clock",
+    "plot_columns",
+    "plot_frequencies",
+    "plot_frequency_scaling",
+    "plot_heatmap",
+    "plot_nearest_distances",
+    "plot_similarity_by_offset",
+    "plot_similarity_matrix",
+    "rows_per_pixel",
+]
 
 DIVERGING_CMAP = "RdBu"
 SEQUENTIAL_CMAP = "viridis"
+CYCLIC_CMAP = "twilight"
 LINE_STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "v", "d", "x")
 
@@ -31,7 +49,55 @@ def _axes(ax):
     return ax
 
 
-def plot_heatmap(table, *, ax=None, title=None, first_position: int = 0, colorbar: bool = True):
+def rows_per_pixel(ax, n_rows: int) -> float:
+    """How many rows of an image would share one pixel row of `ax`.
+
+    Measured on the Axes as it is laid out when called, at the figure's dpi
+    (the resolution a notebook shows it at).  Above 1, an image of `n_rows`
+    rows cannot be shown: the renderer keeps one row in this many.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The Axes the image would be drawn in.
+    n_rows : int
+        Rows of the image (positions of a table).
+
+    Returns
+    -------
+    float
+        ``n_rows`` divided by the Axes' height in pixels.
+
+    Raises
+    ------
+    ValueError
+        If `n_rows` is not positive.
+
+    Examples
+    --------
+    >>> fig, ax = plt.subplots(figsize=(8, 5), dpi=100)  # 385 pixels tall inside the margins
+    >>> round(rows_per_pixel(ax, 10_000))
+    26
+    """
+    if n_rows < 1:
+        raise ValueError(f"n_rows must be positive, got {n_rows}")
+    return n_rows / ax.get_window_extent().height
+
+
+def _check_resolution(ax, n_rows: int) -> None:
+    ratio = rows_per_pixel(ax, n_rows)
+    if ratio > 1:
+        raise ValueError(
+            f"{n_rows} rows do not fit in an Axes {n_rows / ratio:.0f} pixels tall: the screen would show one "
+            f"row in {ratio:.0f}, and fast columns would alias into bands that are not in the data. Draw fewer "
+            "rows, a taller figure, or the columns against position (plot_columns); "
+            "check_resolution=False draws it anyway."
+        )
+
+
+def plot_heatmap(
+    table, *, ax=None, title=None, first_position: int = 0, colorbar: bool = True, check_resolution: bool = True
+):
     """Heatmap of an encoding table: positions down, encoding columns across.
 
     Parameters
@@ -46,6 +112,8 @@ def plot_heatmap(table, *, ax=None, title=None, first_position: int = 0, colorba
         Position of the first row, for the y-axis labels.
     colorbar : bool, default True
         Add a labelled colorbar (turn off to share one colorbar in a grid).
+    check_resolution : bool, default True
+        Refuse a table with more rows than the Axes has pixel rows (see :func:`rows_per_pixel`).
 
     Returns
     -------
@@ -55,7 +123,7 @@ def plot_heatmap(table, *, ax=None, title=None, first_position: int = 0, colorba
     Raises
     ------
     ValueError
-        If `table` is not 2-D.
+        If `table` is not 2-D, or has more rows than the Axes has pixel rows.
 
     Examples
     --------
@@ -69,6 +137,8 @@ def plot_heatmap(table, *, ax=None, title=None, first_position: int = 0, colorba
         raise ValueError(f"table must be 2-D (seq_len, d_model), got shape {table.shape}")
     ax = _axes(ax)
     seq_len, d_model = table.shape
+    if check_resolution:
+        _check_resolution(ax, seq_len)
     image = ax.imshow(
         table,
         cmap=DIVERGING_CMAP,
@@ -86,62 +156,239 @@ def plot_heatmap(table, *, ax=None, title=None, first_position: int = 0, colorba
     return ax
 
 
-def plot_clock(table, pair: int, *, ax=None, first_position: int = 0, colorbar: bool = True):
-    """One (sin, cos) pair of a table as a clock: points on the unit circle, coloured by position.
+def plot_angle_map(
+    positions, d_model: int, *, base: float = 10_000.0, ax=None, colorbar: bool = True, check_resolution: bool = True
+):
+    r"""The angle of every pair at every position, :math:`\omega_i p \bmod 2\pi`, on a cyclic colormap.
 
-    The picture of the blog post *Understanding positional encoding*: as the position grows, the point ``(sin, cos)`` of
-    pair ``i`` turns clockwise by ``omega_i`` radians per position.
+    The table holds the sine and cosine of these angles; the map shows the
+    angles themselves, so each pair reads as a clock: a colour cycle per turn.
+
+    Parameters
+    ----------
+    positions : array_like, shape (seq_len,)
+        Positions, in the order of the rows (increasing, for the y-axis labels).
+    d_model : int
+        Encoding width; a positive even integer.
+    base : float, default 10000.0
+        Finite and greater than 1.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure is made if omitted.
+    colorbar : bool, default True
+        Add a colorbar in radians, ticks at multiples of :math:`\pi/2`.
+    check_resolution : bool, default True
+        Refuse more positions than the Axes has pixel rows (see :func:`rows_per_pixel`).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes; ``ax.get_images()[0].get_array()`` holds the angles in ``[0, 2 pi)``,
+        shape (seq_len, d_model // 2).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On bad or empty `positions`, bad `d_model` or `base`, or more positions than pixel rows.
+
+    Examples
+    --------
+    >>> ax = plot_angle_map(np.arange(100), 16)
+    >>> ax.get_images()[0].get_array().shape
+    (100, 8)
+    """
+    from .._checks import check_positions
+    from ..encoding.frequencies import angular_frequencies
+
+    positions = check_positions(positions)
+    if positions.size == 0:
+        raise ValueError("positions must hold at least one position")
+    omega = angular_frequencies(d_model, base)
+    angles = np.mod(np.multiply.outer(positions, omega), 2 * np.pi)
+    ax = _axes(ax)
+    if check_resolution:
+        _check_resolution(ax, positions.size)
+    image = ax.imshow(
+        angles,
+        cmap=CYCLIC_CMAP,
+        vmin=0,
+        vmax=2 * np.pi,
+        aspect="auto",
+        interpolation="nearest",
+        extent=(-0.5, omega.size - 0.5, positions[-1] + 0.5, positions[0] - 0.5),
+    )
+    ax.set_xlabel(f"pair index i (columns 2i and 2i + 1; 0 to {omega.size - 1})")
+    ax.set_ylabel("position p")
+    ax.set_title(f"Angle ω_i p mod 2π, d_model = {d_model}, base = {base:,.0f}")
+    if colorbar:
+        bar = ax.figure.colorbar(image, ax=ax, label="angle (radians)")
+        bar.set_ticks(np.arange(5) * np.pi / 2, labels=["0", "π/2", "π", "3π/2", "2π"])
+    return ax
+
+
+def plot_columns(positions, d_model: int, pairs, *, base: float = 10_000.0, ax=None):
+    r"""The sine column of a few pairs against position: :math:`\sin(\omega_i p)` for each pair ``i``.
+
+    Parameters
+    ----------
+    positions : array_like, shape (seq_len,)
+        Positions (x axis).
+    d_model : int
+        Encoding width; a positive even integer.
+    pairs : sequence of int
+        Pair indices ``i``, each in ``0 .. d_model // 2 - 1``; column ``2i`` is drawn.
+    base : float, default 10000.0
+        Finite and greater than 1.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure is made if omitted.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One line per pair, labelled with its column and wavelength.
+
+    Raises
+    ------
+    ValueError
+        If a pair is out of range, `positions` is empty, or on bad `positions`, `d_model` or `base`.
+
+    Examples
+    --------
+    >>> ax = plot_columns(np.arange(200), 128, pairs=[8, 32])
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['pair 8 (column 16), wavelength 20', 'pair 32 (column 64), wavelength 628']
+    """
+    from .._checks import check_positions
+    from ..encoding.frequencies import angular_frequencies
+
+    positions = check_positions(positions)
+    if positions.size == 0:
+        raise ValueError("positions must hold at least one position")
+    omega = angular_frequencies(d_model, base)
+    pairs = [int(pair) for pair in pairs]
+    if not pairs or not all(0 <= pair < omega.size for pair in pairs):
+        raise ValueError(f"pairs must be indices in 0..{omega.size - 1}, got {pairs}")
+    ax = _axes(ax)
+    for index, pair in enumerate(pairs):
+        ax.plot(positions, np.sin(omega[pair] * positions), ls=LINE_STYLES[index % len(LINE_STYLES)], lw=1.2,
+                label=f"pair {pair} (column {2 * pair}), wavelength {2 * np.pi / omega[pair]:,.0f}")
+    ax.set_xlabel("position p")
+    ax.set_ylabel("sin ω_i p (no unit)")
+    ax.set_title(f"Sine columns of a few pairs, d_model = {d_model}")
+    ax.legend(fontsize=8, loc="lower left")
+    return ax
+
+
+def _turning_arrow(ax, x, y, step_sign, radius=1.16, span=np.deg2rad(50)):
+    """An arc outside the circle from the hand, in the direction the hand turns; its tip an arrow head."""
+    start = np.arctan2(y, x)
+    arc = start + step_sign * np.linspace(0, span, 30)
+    ax.plot(radius * np.cos(arc), radius * np.sin(arc), color="0.2", lw=1.2, gid="turning direction")
+    ax.annotate("", xy=(radius * np.cos(arc[-1]), radius * np.sin(arc[-1])),
+                xytext=(radius * np.cos(arc[-4]), radius * np.sin(arc[-4])),
+                arrowprops={"arrowstyle": "-|>", "color": "0.2", "lw": 1.2})
+
+
+def plot_clock(
+    table,
+    pair: int,
+    *,
+    ax=None,
+    first_position: int = 0,
+    colorbar: bool = True,
+    hand_at: int | None = None,
+    sine_on_x: bool = True,
+):
+    """One (sin, cos) pair of a table as a clock: points on the unit circle, a hand, and the way it turns.
+
+    The picture of the blog post *Understanding positional encoding*, completed: each
+    row is a point coloured by its position, a hand points at the row `hand_at`,
+    and an arrow outside the circle shows which way the hand moves from the row
+    before (measured on the drawn points, not assumed).  With the sine on the x
+    axis and the cosine on the y axis, as the blog post draws it, an angle
+    ``omega_i p`` is measured from 12 o'clock towards 3 o'clock, so the hands
+    turn clockwise; with the axes swapped (``sine_on_x=False``, the usual
+    mathematical convention) the same pair turns anticlockwise.
 
     Parameters
     ----------
     table : array_like, shape (seq_len, d_model)
         An encoding table in the interleaved layout.
     pair : int
-        Pair index ``i``; columns ``2i`` (sine, x axis) and ``2i + 1`` (cosine, y axis).
+        Pair index ``i``; columns ``2i`` (sine) and ``2i + 1`` (cosine).
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure is made if omitted.
     first_position : int, default 0
-        Position of the first row, for the colours.
+        Position of the first row, for the colours and the hand's label.
     colorbar : bool, default True
         Add a colorbar of positions.
+    hand_at : int, optional
+        Row the hand points at (default: the last row, "the current position").
+    sine_on_x : bool, default True
+        Sine on the x axis, cosine on the y axis (the blog post's clocks); False swaps them.
 
     Returns
     -------
     matplotlib.axes.Axes
-        Square Axes with labelled axes; its scatter is ``ax.collections[0]``.
+        Square Axes with labelled axes; its scatter is ``ax.collections[0]``, the
+        hand the line with gid ``"hand"``, the arrow's arc the line with gid
+        ``"turning direction"``.
 
     Raises
     ------
     ValueError
-        If `table` is not 2-D or `pair` is out of range.
+        If `table` is not 2-D, `pair` is out of range, or `hand_at` is not a row.
 
     Examples
     --------
     >>> from companion import sinusoidal_encoding
     >>> ax = plot_clock(sinusoidal_encoding(np.arange(100), 18), pair=8)
-    >>> ax.get_title()
-    'pair 8'
+    >>> ax.get_title(), ax.get_xlabel()
+    ('pair 8', 'x: sin ω_8 p (column 16)')
     """
     table = np.asarray(table)
     if table.ndim != 2 or not 0 <= pair < table.shape[1] // 2:
         raise ValueError(f"pair must index a (sin, cos) pair of a 2-D table, got pair {pair} for shape {table.shape}")
+    seq_len = table.shape[0]
+    hand_at = seq_len - 1 if hand_at is None else hand_at
+    if not 0 <= hand_at < seq_len:
+        raise ValueError(f"hand_at must be a row of the table (0 to {seq_len - 1}), got {hand_at}")
+    sine, cosine = table[:, 2 * pair], table[:, 2 * pair + 1]
+    x, y = (sine, cosine) if sine_on_x else (cosine, sine)
+    names = (f"sin ω_{pair} p (column {2 * pair})", f"cos ω_{pair} p (column {2 * pair + 1})")
+    x_name, y_name = names if sine_on_x else names[::-1]
     ax = _axes(ax)
+    positions = first_position + np.arange(seq_len)
+    points = ax.scatter(x, y, c=positions, cmap=SEQUENTIAL_CMAP, s=12, zorder=2)
     circle = np.linspace(0, 2 * np.pi, 200)
-    ax.plot(np.sin(circle), np.cos(circle), color="0.85", lw=1, zorder=0)
-    positions = first_position + np.arange(table.shape[0])
-    points = ax.scatter(table[:, 2 * pair], table[:, 2 * pair + 1], c=positions, cmap=SEQUENTIAL_CMAP, s=12)
+    ax.plot(np.cos(circle), np.sin(circle), color="0.85", lw=1, zorder=0)
+    ax.plot([0, x[hand_at]], [0, y[hand_at]], color="black", lw=2, solid_capstyle="round", zorder=3, gid="hand",
+            label=f"hand at position {positions[hand_at]}")
+    ax.plot([x[hand_at]], [y[hand_at]], "o", mfc="none", mec="black", ms=8, zorder=3)
+    if seq_len > 1:
+        before, after = (hand_at - 1, hand_at) if hand_at > 0 else (0, 1)
+        turn = x[before] * y[after] - y[before] * x[after]  # > 0: anticlockwise on the page
+        if turn != 0:
+            _turning_arrow(ax, x[hand_at], y[hand_at], np.sign(turn))
     ax.set_aspect("equal")
-    ax.set_xlim(-1.15, 1.15)
-    ax.set_ylim(-1.15, 1.15)
-    ax.set_xlabel(f"sin (column {2 * pair})")
-    ax.set_ylabel(f"cos (column {2 * pair + 1})")
+    ax.set_xlim(-1.3, 1.3)
+    ax.set_ylim(-1.3, 1.3)
+    ax.set_xlabel(f"x: {x_name}")
+    ax.set_ylabel(f"y: {y_name}")
     ax.set_title(f"pair {pair}")
     if colorbar:
         ax.figure.colorbar(points, ax=ax, label="position")
     return ax
 
 
-def plot_frequencies(d_model: int, bases=(1e2, 1e4, 1e8), *, quantity: str = "angular_frequency", ax=None):
+def plot_frequencies(
+    d_model: int,
+    bases=(1e2, 1e4, 1e8),
+    *,
+    quantity: str = "angular_frequency",
+    ax=None,
+    seq_len: int | None = None,
+    paper_range: bool = False,
+):
     """Angular frequency or wavelength of each pair, for several bases (log scale).
 
     Parameters
@@ -154,6 +401,13 @@ def plot_frequencies(d_model: int, bases=(1e2, 1e4, 1e8), *, quantity: str = "an
         ``omega_i`` in radians per position, or ``2 pi / omega_i`` in positions.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure is made if omitted.
+    seq_len : int, optional
+        Wavelengths only: draw the two lines that sort the pairs for a sequence of this
+        length, at ``seq_len`` (below it a pair completes a turn within the sequence) and
+        ``2 pi seq_len`` (above it a pair turns by less than one radian over it).
+    paper_range : bool, default False
+        Wavelengths only: draw ``2 pi`` and ``2 pi base``, the range the paper states
+        ("a geometric progression from 2π to 10000 · 2π").
 
     Returns
     -------
@@ -163,7 +417,8 @@ def plot_frequencies(d_model: int, bases=(1e2, 1e4, 1e8), *, quantity: str = "an
     Raises
     ------
     ValueError
-        If `quantity` is unknown, or on bad `d_model` or a bad base.
+        If `quantity` is unknown, `seq_len` or `paper_range` is given with frequencies,
+        or on bad `d_model` or a bad base.
 
     Examples
     --------
@@ -175,23 +430,36 @@ def plot_frequencies(d_model: int, bases=(1e2, 1e4, 1e8), *, quantity: str = "an
 
     if quantity not in ("angular_frequency", "wavelength"):
         raise ValueError(f"quantity must be 'angular_frequency' or 'wavelength', got {quantity!r}")
+    if quantity != "wavelength" and (seq_len is not None or paper_range):
+        raise ValueError("seq_len and paper_range mark wavelengths; use quantity='wavelength'")
     ax = _axes(ax)
     for index, base in enumerate(bases):
         values = angular_frequencies(d_model, base) if quantity == "angular_frequency" else wavelengths(d_model, base)
-        ax.semilogy(values, ls=LINE_STYLES[index % len(LINE_STYLES)], label=f"base {base:.0e}")
+        line, = ax.semilogy(values, ls=LINE_STYLES[index % len(LINE_STYLES)], marker=MARKERS[index % len(MARKERS)],
+                            markevery=max(d_model // 16, 1), ms=4, label=f"base {base:,.0f}")
+        if paper_range:
+            ax.axhline(2 * np.pi * base, color=line.get_color(), lw=1, ls="--",
+                       label=f"2π · {base:,.0f}, the paper's stated end")
+    if paper_range:
+        ax.axhline(2 * np.pi, color="0.3", lw=1, ls=":", label="2π, the paper's stated start")
+        ax.margins(y=0.15)
+    if seq_len is not None:
+        ax.axhline(seq_len, color="0.3", lw=1, ls="--", label=f"{seq_len:,}: completes a turn within {seq_len:,} positions")
+        ax.axhline(2 * np.pi * seq_len, color="0.3", lw=1, ls="-.",
+                   label=f"2π · {seq_len:,}: turns less than 1 radian over them")
     ax.set_xlabel(f"pair index i (0 to {d_model // 2 - 1})")
     ax.set_ylabel("angular frequency ω_i (radians per position)" if quantity == "angular_frequency"
                   else "wavelength 2π/ω_i (positions)")
     ax.set_title(f"{'Angular frequencies' if quantity == 'angular_frequency' else 'Wavelengths'}, d_model = {d_model}")
-    ax.legend()
+    ax.legend(fontsize=8)
     return ax
 
 
 def plot_similarity_matrix(positions, d_model: int, *, base: float = 10_000.0, ax=None, colorbar: bool = True):
     """Cosine similarity of the encodings of every pair of positions.
 
-    Because ``PE(p) . PE(q)`` depends only on ``q - p`` (chapter 4), the
-    matrix is constant along every diagonal.
+    Because ``PE(p) . PE(q)`` depends only on ``q - p``, the matrix is
+    constant along every diagonal.
 
     Parameters
     ----------
@@ -214,7 +482,7 @@ def plot_similarity_matrix(positions, d_model: int, *, base: float = 10_000.0, a
     Raises
     ------
     TypeError, ValueError
-        On bad positions, `d_model` or `base`.
+        On bad positions, `d_model` or `base`, or more positions than the Axes has pixel rows.
 
     Examples
     --------
@@ -227,6 +495,7 @@ def plot_similarity_matrix(positions, d_model: int, *, base: float = 10_000.0, a
     table = sinusoidal_encoding(positions, d_model, base=base)
     similarity = table @ table.T / (d_model / 2)
     ax = _axes(ax)
+    _check_resolution(ax, len(table))
     positions = np.asarray(positions)
     image = ax.imshow(similarity, cmap=DIVERGING_CMAP, vmin=-1, vmax=1, interpolation="nearest",
                       extent=(positions[0] - 0.5, positions[-1] + 0.5, positions[-1] + 0.5, positions[0] - 0.5))
@@ -235,6 +504,121 @@ def plot_similarity_matrix(positions, d_model: int, *, base: float = 10_000.0, a
     ax.set_title(f"Cosine similarity of PE(p) and PE(q), d_model = {d_model}")
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label="cosine similarity (no unit)")
+    return ax
+
+
+def plot_similarity_by_offset(max_offset: int, d_model: int, bases=(1e2, 1e4, 1e6), *, ax=None):
+    r"""Cosine similarity of :math:`PE(p)` and :math:`PE(p + k)` against the offset :math:`k`, for several bases.
+
+    The similarity is :math:`\frac{2}{d_{model}} \sum_i \cos(\omega_i k)`, the same for every
+    :math:`p`.  On each curve a circle marks the first offset at which it falls to 1/2 and a
+    square the first at which it reaches 0 (see
+    :func:`~companion.analysis.distinguishability.similarity_scales`).
+
+    Parameters
+    ----------
+    max_offset : int
+        Largest offset drawn; offsets ``1 .. max_offset`` on a logarithmic axis.
+    d_model : int
+        Encoding width; a positive even integer.
+    bases : sequence of float, default (1e2, 1e4, 1e6)
+        Bases to compare; each finite and > 1.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure is made if omitted.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One labelled line per base (its markers in the same colour), logarithmic x axis.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If `max_offset` is not an integer of at least 2, or on bad `d_model` or a bad base.
+
+    Examples
+    --------
+    >>> ax = plot_similarity_by_offset(1000, 64, bases=(1e4,))
+    >>> ax.get_xscale(), ax.get_lines()[0].get_ydata()[0].round(3)
+    ('log', np.float64(0.966))
+    """
+    from .._checks import check_count
+    from ..analysis.distinguishability import similarity_scales
+    from ..analysis.linearity import relative_dot_product
+
+    if check_count(max_offset, "max_offset") < 2:
+        raise ValueError(f"max_offset must be at least 2, got {max_offset}")
+    offsets = np.arange(1, max_offset + 1)
+    ax = _axes(ax)
+    for index, base in enumerate(bases):
+        similarity = np.concatenate([relative_dot_product(chunk, d_model, base) for chunk in
+                                     np.array_split(offsets, max(1, offsets.size // 2**14))]) / (d_model / 2)
+        line, = ax.semilogx(offsets, similarity, ls=LINE_STYLES[index % len(LINE_STYLES)], lw=1,
+                            label=f"base {base:,.0f}")
+        scales = similarity_scales(d_model, base, max_offset=max(max_offset, 2))
+        for offset, marker in ((scales.half, "o"), (scales.zero, "s")):
+            if offset <= max_offset:
+                ax.plot([offset], [similarity[offset - 1]], marker=marker, color=line.get_color(), ms=6, ls="none")
+    ax.axhline(0, color="0.6", lw=0.8)
+    ax.axhline(0.5, color="0.6", lw=0.8, ls=":")
+    ax.set_xlabel("offset k (positions)")
+    ax.set_ylabel("cosine similarity of PE(p) and PE(p + k)")
+    ax.set_title(f"How alike positions k apart look, d_model = {d_model} (circle: 1/2, square: first 0)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_frequency_scaling(d_model: int, scaled, *, base: float = 10_000.0, ax=None):
+    r"""How much each pair is slowed: :math:`\omega_i' / \omega_i` for several rescaled frequency sets.
+
+    Parameters
+    ----------
+    d_model : int
+        Encoding (or rotated) width; a positive even integer.
+    scaled : dict of str to array_like, shape (d_model // 2,)
+        Label -> new angular frequencies, e.g. from
+        :func:`~companion.encoding.context_extension.scaled_frequencies`.
+    base : float, default 10000.0
+        The base of the original frequencies.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure is made if omitted.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One labelled line per entry, logarithmic y axis.
+
+    Raises
+    ------
+    ValueError
+        If an entry does not have one frequency per pair, or on bad `d_model` or `base`.
+
+    Examples
+    --------
+    >>> from companion import angular_frequencies
+    >>> ax = plot_frequency_scaling(16, {"halved": angular_frequencies(16) / 2})
+    >>> ax.get_lines()[0].get_ydata().tolist()
+    [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+    """
+    from ..encoding.frequencies import angular_frequencies
+
+    omega = angular_frequencies(d_model, base)
+    ax = _axes(ax)
+    for index, (label, values) in enumerate(scaled.items()):
+        values = np.asarray(values, dtype=float)
+        if values.shape != omega.shape:
+            raise ValueError(f"{label!r} has shape {values.shape}, expected one frequency per pair {omega.shape}")
+        ax.semilogy(values / omega, ls=LINE_STYLES[index % len(LINE_STYLES)], marker=MARKERS[index % len(MARKERS)],
+                    markevery=max(omega.size // 8, 1), ms=4, label=label)
+    smallest = min((np.min(np.asarray(values, dtype=float) / omega) for values in scaled.values()), default=1.0)
+    if 0 < smallest < 1:  # ticks at 1, 1/2, 1/4, ...: how many times slower
+        halvings = np.arange(int(np.ceil(-np.log2(smallest) - 1e-9)) + 1)
+        ax.set_yticks(2.0**-halvings, labels=["1"] + [f"1/{2**h}" for h in halvings[1:]])
+        ax.minorticks_off()
+    ax.set_xlabel(f"pair index i (0 to {omega.size - 1}): fast pairs left, slow pairs right")
+    ax.set_ylabel("new frequency / original frequency")
+    ax.set_title(f"Which clocks each recipe slows, d_model = {d_model}, base = {base:,.0f}")
+    ax.legend(fontsize=8)
     return ax
 
 
@@ -255,8 +639,9 @@ def plot_nearest_distances(max_lens, curves, *, ax=None):
     -------
     matplotlib.axes.Axes
         Log-log Axes, one labelled line (with its own marker) per curve.
-        Zero distances, two positions with identical rows, are drawn at the
-        bottom edge as downward triangles.
+        A distance of exactly 0 (two positions stored as the same vector)
+        cannot sit on a log axis: it is drawn at the bottom edge as a large
+        downward triangle, with its own legend entry and a text label.
 
     Raises
     ------
@@ -282,7 +667,10 @@ def plot_nearest_distances(max_lens, curves, *, ax=None):
                           ls=LINE_STYLES[index % len(LINE_STYLES)], label=label)
         zeros = values == 0
         if zeros.any():
-            ax.loglog(max_lens[zeros], np.full(zeros.sum(), floor), marker="v", ls="none", color=line.get_color())
+            ax.loglog(max_lens[zeros], np.full(zeros.sum(), floor), marker="v", ms=10, ls="none",
+                      color=line.get_color(), label=f"{label}: distance 0 (drawn at the bottom edge)")
+            ax.annotate("distance 0: two positions,\none vector", (max_lens[zeros][0], floor), xytext=(-10, 12),
+                        textcoords="offset points", ha="right", fontsize=8, color=line.get_color())
     ax.set_xlabel("table length max_len (positions)")
     ax.set_ylabel("distance to the nearest other position")
     ax.set_title("How far apart the encodings of different positions stay")

@@ -22,6 +22,7 @@ from .._checks import check_base, check_d_model, check_positions
 __all__ = [
     "OG_POST_TABLE",
     "PE_NOTEBOOK_TABLE",
+    "ROTHMAN_NOTEBOOK_DIV_TERM_SINES",
     "ROTHMAN_NOTEBOOK_ROW_EDGES",
     "ROTHMAN_NOTEBOOK_SIMILARITIES",
     "doubled_exponent_encoding",
@@ -61,6 +62,15 @@ PE_NOTEBOOK_TABLE = np.array(
 ROTHMAN_NOTEBOOK_ROW_EDGES = {
     2: (np.array([9.0930e-01, -4.1615e-01, 9.5814e-01]), np.array([1.0000e00, 2.1492e-08, 1.0000e00])),
     10: (np.array([-5.4402e-01, -8.3907e-01, 1.1878e-01]), np.array([1.0000e00, 1.0746e-07, 1.0000e00])),
+}
+
+#: The same notebook, cell In [13]: the table it builds with PyTorch and a ``div_term``
+#: (its name for the angular frequencies), max_len 20, d_model 512, float32.  The cell
+#: prints the sine columns ``pe[:, 0::2]``; these are the first and last three of them for
+#: positions 1 and 2 (pairs 0, 1, 2 and 253, 254, 255; 5 significant digits).
+ROTHMAN_NOTEBOOK_DIV_TERM_SINES = {
+    1: (np.array([8.4147e-01, 8.2186e-01, 8.0196e-01]), np.array([1.1140e-04, 1.0746e-04, 1.0366e-04])),
+    2: (np.array([9.0930e-01, 9.3641e-01, 9.5814e-01]), np.array([2.2279e-04, 2.1492e-04, 2.0733e-04])),
 }
 
 #: The same notebook, cell In [23]: cosine similarities of "black" (position 2) and

@@ -4,7 +4,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion import layout_permutation, sinusoidal_encoding
-from companion.analysis.linearity import fit_linear_map, relative_dot_product, rotation_matrix
+from companion.analysis.linearity import (
+    fit_linear_map,
+    one_function_shift_matrix,
+    relative_dot_product,
+    rotation_matrix,
+)
 
 d_models = st.integers(1, 64).map(lambda half: 2 * half)
 bases = st.floats(1.5, 1e6)
@@ -65,6 +70,34 @@ def test_one_function_alone_admits_no_shift_matrix(columns):
     assert residual > 0.1
 
 
+@given(d_models, bases, positions, offsets)
+def test_one_function_shifts_linearly_from_two_earlier_positions(d_model, base, p, k):
+    table = sinusoidal_encoding([p - k, p, p + k], d_model, base=base)
+    matrix = one_function_shift_matrix(k, d_model, base)
+    for columns in (slice(0, None, 2), slice(1, None, 2)):  # sines alone, cosines alone
+        one_function = table[:, columns]
+        # float64 angles near 1e4 radians carry errors of about 2e-12, doubled by the factor 2 cos
+        np.testing.assert_allclose(matrix @ np.concatenate([one_function[1], one_function[0]]), one_function[2],
+                                   rtol=0, atol=1e-10)
+
+
+@given(d_models, bases, offsets)
+def test_the_two_position_recurrence_is_the_sum_of_a_rotation_and_its_inverse(d_model, base, k):
+    # R(k) PE(p) + R(-k) PE(p) = PE(p + k) + PE(p - k), and R(k) + R(-k) = 2 diag(cos w_i k) on both rows of a pair
+    both = rotation_matrix(k, d_model, base) + rotation_matrix(-k, d_model, base)
+    matrix = one_function_shift_matrix(k, d_model, base)
+    half = d_model // 2
+    np.testing.assert_allclose(both, np.diag(np.diag(both)), atol=0)
+    np.testing.assert_allclose(matrix[:, :half], np.diag(np.diag(both)[0::2]), atol=1e-15)
+    np.testing.assert_array_equal(matrix[:, half:], -np.eye(half))
+
+
+def test_one_function_shift_matrix_at_a_quarter_turn():
+    # k = pi/2 turns pair 0 (omega_0 = 1) by a quarter: sin(p + pi/2) = 2 cos(pi/2) sin(p) - sin(p - pi/2) = cos(p)
+    matrix = one_function_shift_matrix(np.pi / 2, 2)
+    np.testing.assert_allclose(matrix, [[0.0, -1.0]], atol=1e-15)
+
+
 @given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=10), d_models, bases, st.floats(-1e3, 1e3))
 def test_relative_dot_product_is_the_dot_product_at_any_position(ks, d_model, base, p):
     ks = np.array(ks)
@@ -82,6 +115,9 @@ def test_relative_dot_product_is_the_dot_product_at_any_position(ks, d_model, ba
         (lambda: rotation_matrix(1, 7), ValueError, "d_model must be a positive even integer"),
         (lambda: rotation_matrix(1, 8, layout="split"), ValueError, "layout must be one of"),
         (lambda: relative_dot_product([np.inf], 8), ValueError, "finite"),
+        (lambda: one_function_shift_matrix(np.nan, 8), ValueError, "offset must be finite"),
+        (lambda: one_function_shift_matrix(1, 6.0), TypeError, "d_model"),
+        (lambda: one_function_shift_matrix(1, 8, base=1.0), ValueError, "base"),
         (lambda: fit_linear_map(np.ones((3, 2)), np.ones((4, 2))), ValueError, "one row per example"),
         (lambda: fit_linear_map(np.ones((3, 2)), np.zeros((3, 2))), ValueError, "all zero"),
     ],

@@ -7,6 +7,7 @@ from companion import cosine_similarity, loop_encoding, sinusoidal_encoding
 from companion.book.sources import (
     OG_POST_TABLE,
     PE_NOTEBOOK_TABLE,
+    ROTHMAN_NOTEBOOK_DIV_TERM_SINES,
     ROTHMAN_NOTEBOOK_ROW_EDGES,
     ROTHMAN_NOTEBOOK_SIMILARITIES,
     doubled_exponent_encoding,
@@ -45,6 +46,16 @@ def test_rothmans_printed_rows_come_from_the_doubled_exponent(position):
     # both angles are below 3e-3, where sin(x) = x to a relative 1.5e-6.
     ratio = sinusoidal_encoding([position], 512)[0, -2] / doubled[-2]
     assert ratio == pytest.approx(10_000 ** (510 / 512), rel=2e-6)
+
+
+@pytest.mark.parametrize("position", [1, 2])
+def test_rothmans_div_term_table_is_the_papers(position):
+    first, last = ROTHMAN_NOTEBOOK_DIV_TERM_SINES[position]
+    sines = sinusoidal_encoding([position], 512, dtype=np.float32)[0, 0::2].astype(np.float64)
+    np.testing.assert_allclose(sines[:3], first, rtol=5e-5)
+    np.testing.assert_allclose(sines[-3:], last, rtol=5e-5)
+    # and not the loop's: its last sines are 10**4 times smaller
+    assert not np.allclose(doubled_exponent_encoding([position], 512)[0, -2], last[-1], rtol=0.5)
 
 
 def test_rothmans_positional_similarity_is_reproduced_and_corrected():

@@ -107,7 +107,7 @@ class Run:
 
 def train_and_evaluate(task, scheme: str, *, seed: int = 0, setup: Setup = Setup(), base: float = 10_000.0,
                        learn_frequencies: bool = False) -> Run:
-    """Build a :class:`~companion.transformer.model.SmallTransformer` from `seed`, train it at length L, test it up to 4L.
+    """Build a :class:`~companion.transformer.model.SmallTransformer` from `seed`, train it at L, test it to 4L.
 
     Parameters
     ----------

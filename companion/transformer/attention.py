@@ -34,7 +34,21 @@ __all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", 
 
 
 class LogitTerms(NamedTuple):
-    """The four terms of the attention logits, each of shape (seq_len, seq_len); rows are queries."""
+    r"""The four terms of the attention logits, each of shape (seq_len, seq_len); rows are queries.
+
+    Parameters
+    ----------
+    content_content, content_position, position_content, position_position : ndarray, shape (seq_len, seq_len)
+        :math:`x_p^\top M x_s`, :math:`x_p^\top M\,PE_s`, :math:`PE_p^\top M x_s` and
+        :math:`PE_p^\top M\,PE_s` for query :math:`p` (row) and key :math:`s` (column).
+
+    Examples
+    --------
+    >>> terms = LogitTerms(*np.ones((4, 2, 2)))
+    >>> terms.total
+    array([[4., 4.],
+           [4., 4.]])
+    """
 
     content_content: np.ndarray
     content_position: np.ndarray

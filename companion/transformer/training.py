@@ -128,10 +128,16 @@ def train(model: torch.nn.Module, task, *, seq_len: int, steps: int, batch_size:
 class PositionAccuracy:
     """How many predictions were right at each position, out of how many labelled ones.
 
-    Attributes
+    Parameters
     ----------
     correct, counted : ndarray of int64, shape (seq_len,)
         Right predictions and labelled sequences at each position.
+
+    Examples
+    --------
+    >>> accuracy = PositionAccuracy(np.array([0, 3, 4]), np.array([0, 4, 4]))
+    >>> accuracy.between(1, 3)
+    0.875
     """
 
     correct: np.ndarray

@@ -1,0 +1,272 @@
+r"""Attention by hand (numpy): the four terms of a logit, and a head built from the shift rotation.
+
+With the encoding added to the token vectors, the logit of query position :math:`p` and key
+position :math:`q` in a head with projections :math:`W_q`, :math:`W_k` expands into four terms
+(attention as in Vaswani et al., 2017, Sec. 3.2.1, the encoding added as in Sec. 3.5):
+
+.. math::
+
+    (x_p + PE_p)^\top W_q^\top W_k (x_q + PE_q)
+    = \underbrace{x_p^\top M x_q}_{\text{content-content}}
+    + \underbrace{x_p^\top M\, PE_q}_{\text{content-position}}
+    + \underbrace{PE_p^\top M x_q}_{\text{position-content}}
+    + \underbrace{PE_p^\top M\, PE_q}_{\text{position-position}},
+    \qquad M = W_q^\top W_k .
+
+With :math:`M = \beta R(k)`, the shift rotation of :func:`~companion.analysis.linearity.rotation_matrix`,
+the position-position term is :math:`\beta\, PE(p - k) \cdot PE(q) = \beta \sum_i \cos \omega_i (q - p + k)`,
+largest at :math:`q = p - k`: a head that looks :math:`k` positions back, at every :math:`p`
+(:func:`offset_head`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from .._checks import check_d_model, check_offset, check_real_array
+from ..analysis.linearity import rotation_matrix
+
+__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "offset_head", "weight_on_offset"]
+
+
+class LogitTerms(NamedTuple):
+    r"""The four terms of the attention logits, each of shape (seq_len, seq_len); rows are queries.
+
+    Parameters
+    ----------
+    content_content, content_position, position_content, position_position : ndarray, shape (seq_len, seq_len)
+        :math:`x_p^\top M x_s`, :math:`x_p^\top M\,PE_s`, :math:`PE_p^\top M x_s` and
+        :math:`PE_p^\top M\,PE_s` for query :math:`p` (row) and key :math:`s` (column).
+
+    Examples
+    --------
+    >>> terms = LogitTerms(*np.ones((4, 2, 2)))
+    >>> terms.total
+    array([[4., 4.],
+           [4., 4.]])
+    """
+
+    content_content: np.ndarray
+    content_position: np.ndarray
+    position_content: np.ndarray
+    position_position: np.ndarray
+
+    @property
+    def total(self) -> np.ndarray:
+        """The logits: the sum of the four terms."""
+        return self.content_content + self.content_position + self.position_content + self.position_position
+
+
+def logit_terms(x, pe, w_q, w_k) -> LogitTerms:
+    r"""The attention logits of ``x + pe`` split into their four terms.
+
+    Parameters
+    ----------
+    x : array_like, shape (seq_len, d_model)
+        Token vectors (the content).
+    pe : array_like, shape (seq_len, d_model)
+        The positional encoding added to them.
+    w_q, w_k : array_like, shape (d_k, d_model)
+        Query and key projections: ``query = w_q @ (x_p + pe_p)``.
+
+    Returns
+    -------
+    LogitTerms
+        ``content_content[p, q] = x_p^T M x_q`` and so on, with ``M = w_q^T w_k``; their
+        ``total`` equals ``(x + pe) @ M @ (x + pe).T`` (float64, unscaled: no :math:`1/\sqrt{d_k}`).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match.
+    TypeError
+        If an argument does not hold real numbers.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x, pe = rng.normal(size=(2, 5, 4))
+    >>> w_q, w_k = rng.normal(size=(2, 3, 4))
+    >>> terms = logit_terms(x, pe, w_q, w_k)
+    >>> bool(np.allclose(terms.total, (x + pe) @ w_q.T @ w_k @ (x + pe).T))
+    True
+    """
+    x, pe = check_real_array(x, "x"), check_real_array(pe, "pe")
+    w_q, w_k = check_real_array(w_q, "w_q"), check_real_array(w_k, "w_k")
+    if x.ndim != 2 or x.shape != pe.shape:
+        raise ValueError(f"x and pe must both have shape (seq_len, d_model), got {x.shape} and {pe.shape}")
+    if w_q.ndim != 2 or w_q.shape != w_k.shape or w_q.shape[1] != x.shape[1]:
+        raise ValueError(
+            f"w_q and w_k must both have shape (d_k, d_model={x.shape[1]}), got {w_q.shape} and {w_k.shape}")
+    m = w_q.T @ w_k
+    return LogitTerms(x @ m @ x.T, x @ m @ pe.T, pe @ m @ x.T, pe @ m @ pe.T)
+
+
+def attention_weights(logits, *, causal: bool = False) -> np.ndarray:
+    """Softmax of each row of `logits`, optionally with a causal mask.
+
+    Parameters
+    ----------
+    logits : array_like, shape (..., seq_len, seq_len)
+        Row ``p`` holds query ``p``'s logits for every key.
+    causal : bool, default False
+        Let query ``p`` see only keys ``0 .. p`` (a decoder's mask).
+
+    Returns
+    -------
+    ndarray, same shape, float64
+        Each row is a probability distribution over the keys (zero after ``p`` when `causal`).
+
+    Raises
+    ------
+    ValueError
+        If the last two axes are not square.
+    TypeError
+        If `logits` does not hold real numbers.
+
+    Examples
+    --------
+    >>> attention_weights(np.zeros((3, 3)), causal=True).round(3)
+    array([[1.   , 0.   , 0.   ],
+           [0.5  , 0.5  , 0.   ],
+           [0.333, 0.333, 0.333]])
+    """
+    logits = check_real_array(logits, "logits")
+    if logits.ndim < 2 or logits.shape[-1] != logits.shape[-2]:
+        raise ValueError(f"logits must have shape (..., seq_len, seq_len), got {logits.shape}")
+    if causal:
+        seq_len = logits.shape[-1]
+        logits = np.where(np.tri(seq_len, dtype=bool), logits, -np.inf)
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def offset_head(offset: int, d_model: int, *, sharpness: float = 1.0,
+                base: float = 10_000.0) -> tuple[np.ndarray, np.ndarray]:
+    r"""Query and key projections of a head that attends `offset` positions back, built from :math:`R(k)`.
+
+    ``w_q = sharpness * R(-k)`` turns the encoding of position :math:`p` into that of
+    :math:`p - k` (:math:`R(-k)\,PE(p) = PE(p - k)`, chapter on linearity); ``w_k`` is the
+    identity. On the encodings alone the logit of query :math:`p` and key :math:`q` is then
+    ``sharpness * PE(p - k) . PE(q)``, which is largest at :math:`q = p - k` and depends on
+    :math:`p` and :math:`q` only through :math:`q - p`. ``w_q.T @ w_k`` is ``sharpness * R(k)``.
+
+    Parameters
+    ----------
+    offset : int
+        How far back the head looks, :math:`k` (negative: ahead).
+    d_model : int
+        Encoding width; positive and even.
+    sharpness : float, default 1.0
+        Multiplies the logits (an inverse softmax temperature); larger puts more weight on
+        :math:`p - k`.
+    base : float, default 10000.0
+        The encoding's base.
+
+    Returns
+    -------
+    w_q, w_k : ndarray, shape (d_model, d_model), float64
+
+    Raises
+    ------
+    TypeError
+        If `offset` or `sharpness` is not a finite real number, or `d_model` is not an integer.
+    ValueError
+        If `offset` is not finite, or `d_model` is not positive and even.
+
+    Examples
+    --------
+    >>> from companion import sinusoidal_encoding
+    >>> pe = sinusoidal_encoding(np.arange(12), 16)
+    >>> w_q, w_k = offset_head(3, 16, sharpness=4.0)
+    >>> weights = attention_weights((pe @ w_q.T) @ (pe @ w_k.T).T)
+    >>> weights[3:].argmax(axis=1).tolist()  # every query from position 3 on looks 3 back
+    [0, 1, 2, 3, 4, 5, 6, 7, 8]
+    """
+    offset = check_offset(offset)
+    if isinstance(sharpness, bool) or not isinstance(sharpness, numbers.Real) or not math.isfinite(sharpness):
+        raise TypeError(f"sharpness must be a finite real number, got {sharpness!r}")
+    d_model = check_d_model(d_model)
+    return sharpness * rotation_matrix(-offset, d_model, base), np.eye(d_model)
+
+
+def diagonal_spread(matrix) -> float:
+    """The largest range of values along any diagonal of a square matrix.
+
+    Zero exactly when ``matrix[p, q]`` depends on ``p`` and ``q`` only through ``q - p`` (a
+    Toeplitz matrix): the test of whether a logit term is relative.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n, n)
+        For example a term of :func:`logit_terms`.
+
+    Returns
+    -------
+    float
+        ``max over offsets of (max - min)`` along that diagonal; 0 for ``n <= 1``.
+
+    Raises
+    ------
+    ValueError
+        If `matrix` is not square.
+    TypeError
+        If it does not hold real numbers.
+
+    Examples
+    --------
+    >>> diagonal_spread(np.array([[0.0, 1.0], [-1.0, 0.0]]))
+    0.0
+    >>> diagonal_spread(np.array([[0.0, 1.0], [-1.0, 5.0]]))
+    5.0
+    """
+    matrix = check_real_array(matrix, "matrix")
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"matrix must be square, got shape {matrix.shape}")
+    n = matrix.shape[0]
+    return float(max((np.ptp(np.diagonal(matrix, offset)) for offset in range(1 - n, n)), default=0.0))
+
+
+def weight_on_offset(weights, offset: int) -> np.ndarray:
+    """The weight each query position ``p`` puts on key position ``p - offset``.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., seq_len, seq_len)
+        Attention weights, rows are queries (e.g. one map per head).
+    offset : int
+        How far back; non-negative.
+
+    Returns
+    -------
+    ndarray, shape (..., seq_len), float64
+        ``weights[..., p, p - offset]``, NaN for ``p < offset``.
+
+    Raises
+    ------
+    ValueError
+        If the last two axes are not square or `offset` is negative.
+    TypeError
+        If `offset` is not an integer or `weights` does not hold real numbers.
+
+    Examples
+    --------
+    >>> weight_on_offset(attention_weights(np.zeros((3, 3)), causal=True), 1).round(4)
+    array([   nan, 0.5   , 0.3333])
+    """
+    weights = check_real_array(weights, "weights")
+    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must have shape (..., seq_len, seq_len), got {weights.shape}")
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
+        raise TypeError(f"offset must be a non-negative integer, got {offset!r}")
+    if offset < 0:
+        raise ValueError(f"offset must be a non-negative integer, got {offset}")
+    seq_len = weights.shape[-1]
+    result = np.full(weights.shape[:-1], np.nan)
+    rows = np.arange(offset, seq_len)
+    result[..., rows] = weights[..., rows, rows - offset]
+    return result

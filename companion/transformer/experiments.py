@@ -1,0 +1,277 @@
+"""The chapter's experiments: train at length L, evaluate at L, 2L and 4L, per scheme, base or seed.
+
+One model is built from a seed (its initial weights from a torch generator, its batches and its
+test sequences from numpy generators derived from the same seed), trained on sequences of length
+:math:`L` = ``Setup.train_len`` and evaluated on sequences of length :math:`4L`. The model is
+causal, so positions ``0 .. L - 1`` of the test give the accuracy at the training length, positions
+``L .. 2L - 1`` the accuracy on the new positions of a sequence of length :math:`2L`, and positions
+``2L .. 4L - 1`` those of a sequence of length :math:`4L`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._environment import require
+
+torch = require("torch")
+
+from .attention import weight_on_offset  # noqa: E402
+from .model import SmallTransformer  # noqa: E402
+from .positions import POSITION_SCHEMES  # noqa: E402
+from .training import PositionAccuracy, evaluate, fixed_threads, train  # noqa: E402
+
+__all__ = ["RANGES", "Run", "Setup", "accuracy_table", "compare_schemes", "look_back_weights", "train_and_evaluate"]
+
+#: The ranges of positions reported, as multiples of L: the training length, then the new
+#: positions of sequences twice and four times as long.
+RANGES = {"L": (0, 1), "2L": (1, 2), "4L": (2, 4)}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The size of the model and of its training (the chapter's defaults: seconds per model on a CPU).
+
+    Parameters
+    ----------
+    train_len : int
+        :math:`L`, the length of every training sequence.
+    d_model, num_heads, num_layers, d_ff : int
+        The model's size.
+    steps, batch_size : int
+        Optimiser steps, each on a fresh batch of this many sequences.
+    learning_rate : float
+        Adam's step size.
+    test_sequences : int
+        Sequences of length :math:`4L` in the test.
+    threads : int
+        Torch threads while training and testing.
+
+    Examples
+    --------
+    >>> setup = Setup(steps=60)
+    >>> setup.train_len, setup.steps, 4 * setup.train_len  # trained at L, tested to 4L
+    (16, 60, 64)
+    """
+
+    train_len: int = 16
+    d_model: int = 32
+    num_heads: int = 4
+    num_layers: int = 1
+    d_ff: int = 64
+    steps: int = 150
+    batch_size: int = 128
+    learning_rate: float = 5e-3
+    test_sequences: int = 256
+    threads: int = 1
+
+
+@dataclass
+class Run:
+    """A trained model, its losses and its accuracy at every position of the test.
+
+    Parameters
+    ----------
+    model : SmallTransformer
+        Trained, in eval mode.
+    losses : ndarray, shape (steps,)
+        The training loss at each step.
+    accuracy : PositionAccuracy
+        On sequences of length ``4 * setup.train_len``.
+    setup : Setup
+        How it was trained.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> run = train_and_evaluate(KeyRecallTask(), "none", setup=Setup(steps=60))
+    >>> run.losses.shape, run.accuracy.counted.shape  # one loss per step, one count per test position
+    ((60,), (64,))
+    """
+
+    model: SmallTransformer
+    losses: np.ndarray
+    accuracy: PositionAccuracy
+    setup: Setup
+
+    def at(self, length: str) -> float:
+        """Accuracy on the range ``"L"``, ``"2L"`` or ``"4L"`` of :data:`RANGES`.
+
+        Parameters
+        ----------
+        length : {"L", "2L", "4L"}
+            Which range of positions.
+
+        Returns
+        -------
+        float
+            In [0, 1].
+
+        Raises
+        ------
+        KeyError
+            If `length` is not a key of :data:`RANGES`.
+        """
+        start, stop = RANGES[length]
+        return self.accuracy.between(start * self.setup.train_len, stop * self.setup.train_len)
+
+
+def train_and_evaluate(task, scheme: str, *, seed: int = 0, setup: Setup = Setup(), base: float = 10_000.0,
+                       learn_frequencies: bool = False) -> Run:
+    """Build a :class:`~companion.transformer.model.SmallTransformer` from `seed`, train it at L, test it to 4L.
+
+    Parameters
+    ----------
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        What to learn.
+    scheme : str
+        One of :data:`~companion.transformer.positions.POSITION_SCHEMES`.
+    seed : int, default 0
+        Seeds the initial weights (torch), the batches and the test (numpy); the global torch
+        generator is left as it was.
+    setup : Setup, optional
+        Sizes; the chapter's by default.
+    base : float, default 10000.0
+        Base of the sinusoidal or rotary frequencies.
+    learn_frequencies : bool, default False
+        Train the sinusoidal frequencies too.
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad scheme, size or base.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> run = train_and_evaluate(KeyRecallTask(), "none", setup=Setup(steps=60))
+    >>> run.at("L") > 0.9
+    True
+    """
+    train_rng, test_rng = (np.random.default_rng([seed, stream]) for stream in (0, 1))
+    with torch.random.fork_rng(devices=[]), fixed_threads(setup.threads):
+        torch.manual_seed(seed)
+        model = SmallTransformer(
+            task.vocab_size, task.num_classes, scheme=scheme, d_model=setup.d_model, num_heads=setup.num_heads,
+            num_layers=setup.num_layers, d_ff=setup.d_ff, max_len=4 * setup.train_len, base=base,
+            learn_frequencies=learn_frequencies)
+        losses = train(model, task, seq_len=setup.train_len, steps=setup.steps, batch_size=setup.batch_size,
+                       learning_rate=setup.learning_rate, rng=train_rng)
+        accuracy = evaluate(model, task, seq_len=4 * setup.train_len, num_sequences=setup.test_sequences,
+                            rng=test_rng)
+    return Run(model, losses, accuracy, setup)
+
+
+def compare_schemes(task, schemes=POSITION_SCHEMES, *, seed: int = 0, setup: Setup = Setup()) -> dict[str, Run]:
+    """:func:`train_and_evaluate` for each scheme, from the same seed.
+
+    Parameters
+    ----------
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        What to learn.
+    schemes : sequence of str, optional
+        Default all five.
+    seed : int, default 0
+        The seed of every run.
+    setup : Setup, optional
+        Sizes; the chapter's by default.
+
+    Returns
+    -------
+    dict of str to Run
+        In the order of `schemes`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad scheme or size.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none", "alibi"], setup=Setup(steps=60))
+    >>> list(runs)
+    ['none', 'alibi']
+    """
+    return {scheme: train_and_evaluate(task, scheme, seed=seed, setup=setup) for scheme in schemes}
+
+
+
+def accuracy_table(runs: dict) -> str:
+    """A plain-text table of accuracies, one row per run, one column per range of :data:`RANGES`.
+
+    Parameters
+    ----------
+    runs : dict of str to Run
+        Label -> run.
+
+    Returns
+    -------
+    str
+        Accuracies with two decimals.
+
+    Raises
+    ------
+    ValueError
+        If `runs` is empty.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none"], setup=Setup(steps=60))
+    >>> print(accuracy_table(runs))
+    scheme       at L  at 2L  at 4L
+    none         1.00   1.00   1.00
+    """
+    if not runs:
+        raise ValueError("runs is empty: nothing to tabulate")
+    width = max(12, *(len(str(label)) + 1 for label in runs))
+    lines = ["scheme".ljust(width) + "".join(f"{'at ' + length:>7s}" for length in RANGES)]
+    for label, run in runs.items():
+        lines.append(str(label).ljust(width) + "".join(f"{run.at(length):7.2f}" for length in RANGES))
+    return "\n".join(lines)
+
+
+def look_back_weights(run: Run, task, offset: int, *, num_sequences: int = 64, seed: int = 5) -> np.ndarray:
+    """How much each head of the first block attends ``offset`` positions back, at each position up to 2L.
+
+    Parameters
+    ----------
+    run : Run
+        A trained model.
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        Draws the sequences (length ``2 * run.setup.train_len``).
+    offset : int
+        How far back.
+    num_sequences : int, default 64
+        The weights are averaged over this many sequences.
+    seed : int, default 5
+        Seeds the sequences.
+
+    Returns
+    -------
+    ndarray, shape (num_heads, 2 * train_len), float64
+        Mean weight that position ``p`` puts on ``p - offset``; NaN for ``p < offset``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad offset (see :func:`~companion.transformer.attention.weight_on_offset`).
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import CopyOffsetTask
+    >>> run = train_and_evaluate(CopyOffsetTask(), "rotary", setup=Setup(steps=60))
+    >>> look_back_weights(run, CopyOffsetTask(), 2).shape
+    (4, 32)
+    """
+    tokens, _ = task.sample(np.random.default_rng(seed), num_sequences, 2 * run.setup.train_len)
+    with fixed_threads(run.setup.threads):
+        maps = run.model.attention_maps(torch.from_numpy(tokens))[0].mean(dim=0).numpy()
+    return weight_on_offset(maps, offset)

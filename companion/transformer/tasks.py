@@ -1,0 +1,270 @@
+"""Three synthetic tasks for the small Transformer: two that need positions, one control that does not.
+
+Each task draws sequences of token ids with a numpy generator (``np.random.default_rng(seed)``,
+the same numbers on every machine) and labels every position:
+
+- :class:`CopyOffsetTask`: output the token `offset` positions back. It needs *relative* position,
+  exactly: the answer is one particular earlier token, picked by its distance alone.
+- :class:`LatestMarkerTask`: some tokens are markers; output the most recent marker so far (or
+  "none"). It needs *order*: which of the markers came last.
+- :class:`KeyRecallTask`, the control: the first token is a key, from a vocabulary of its own;
+  output it at every position. The key is found by its content; shuffling the other tokens
+  changes no label, so a model needs no positions at all.
+
+Labels a task leaves undefined (the first `offset` positions of :class:`CopyOffsetTask`) are
+:data:`IGNORE`, the value ``torch.nn.functional.cross_entropy`` skips by default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._checks import check_count
+
+__all__ = ["IGNORE", "TASKS", "CopyOffsetTask", "KeyRecallTask", "LatestMarkerTask"]
+
+#: The label of a position without an answer (``ignore_index`` of torch's cross-entropy).
+IGNORE = -100
+
+
+def _check_sizes(rng, num_sequences, seq_len) -> tuple[int, int]:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    return check_count(num_sequences, "num_sequences"), check_count(seq_len, "seq_len")
+
+
+def _check_positive(value, name: str) -> int:
+    if check_count(value, name) == 0:
+        raise ValueError(f"{name} must be a positive integer, got 0")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class CopyOffsetTask:
+    """Output, at position ``p``, the token at position ``p - offset``.
+
+    Parameters
+    ----------
+    offset : int, default 2
+        How far back; positive. Positions ``0 .. offset - 1`` have no answer (:data:`IGNORE`).
+    symbols : int, default 16
+        Token ids ``0 .. symbols - 1``, drawn uniformly; also the classes.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If `offset` or `symbols` is not a positive integer.
+
+    Examples
+    --------
+    >>> tokens, targets = CopyOffsetTask(offset=2).sample(np.random.default_rng(0), 1, 6)
+    >>> tokens.tolist(), targets.tolist()
+    ([[13, 10, 8, 4, 4, 0]], [[-100, -100, 13, 10, 8, 4]])
+    """
+
+    offset: int = 2
+    symbols: int = 16
+    needs_positions = True
+
+    def __post_init__(self):
+        _check_positive(self.offset, "offset"), _check_positive(self.symbols, "symbols")
+
+    @property
+    def name(self) -> str:
+        """What the task asks, in words."""
+        return f"copy the token {self.offset} back"
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of token ids the model reads."""
+        return self.symbols
+
+    @property
+    def num_classes(self) -> int:
+        """Number of labels."""
+        return self.symbols
+
+    def sample(self, rng: np.random.Generator, num_sequences: int, seq_len: int) -> tuple[np.ndarray, np.ndarray]:
+        """Draw `num_sequences` sequences of length `seq_len` and their labels.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of randomness.
+        num_sequences, seq_len : int
+            Non-negative.
+
+        Returns
+        -------
+        tokens, targets : ndarray of int64, shape (num_sequences, seq_len)
+
+        Raises
+        ------
+        TypeError, ValueError
+            If `rng` is not a Generator or a size is not a non-negative integer.
+        """
+        num_sequences, seq_len = _check_sizes(rng, num_sequences, seq_len)
+        tokens = rng.integers(0, self.symbols, size=(num_sequences, seq_len))
+        targets = np.full_like(tokens, IGNORE)
+        targets[:, self.offset:] = tokens[:, : max(seq_len - self.offset, 0)]
+        return tokens, targets
+
+
+@dataclass(frozen=True)
+class LatestMarkerTask:
+    """Output, at position ``p``, the most recent marker among positions ``0 .. p``, or "none".
+
+    Token ids ``0 .. symbols - 1`` are ordinary; ids ``symbols .. symbols + markers - 1`` are the
+    markers, each position holding one with probability `marker_rate`. Labels ``0 .. markers - 1``
+    name a marker, label ``markers`` means none has appeared yet.
+
+    Parameters
+    ----------
+    symbols : int, default 16
+        Ordinary token ids.
+    markers : int, default 4
+        Marker ids.
+    marker_rate : float, default 0.2
+        Probability that a position holds a marker; in (0, 1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a size is not a positive integer or `marker_rate` is not in (0, 1).
+
+    Examples
+    --------
+    >>> tokens, targets = LatestMarkerTask().sample(np.random.default_rng(9), 1, 8)
+    >>> tokens.tolist()  # markers are 16 .. 19
+    [[6, 13, 15, 4, 17, 9, 10, 19]]
+    >>> targets.tolist()  # 4: none yet; then marker 17 - 16 = 1, then 19 - 16 = 3
+    [[4, 4, 4, 4, 1, 1, 1, 3]]
+    """
+
+    symbols: int = 16
+    markers: int = 4
+    marker_rate: float = 0.2
+    name = "the latest marker"
+    needs_positions = True
+
+    def __post_init__(self):
+        _check_positive(self.symbols, "symbols"), _check_positive(self.markers, "markers")
+        if not isinstance(self.marker_rate, float) or not 0 < self.marker_rate < 1:
+            raise ValueError(f"marker_rate must be a float in (0, 1), got {self.marker_rate!r}")
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of token ids the model reads."""
+        return self.symbols + self.markers
+
+    @property
+    def num_classes(self) -> int:
+        """Number of labels: a marker, or none yet."""
+        return self.markers + 1
+
+    def sample(self, rng: np.random.Generator, num_sequences: int, seq_len: int) -> tuple[np.ndarray, np.ndarray]:
+        """Draw `num_sequences` sequences of length `seq_len` and their labels.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of randomness.
+        num_sequences, seq_len : int
+            Non-negative.
+
+        Returns
+        -------
+        tokens, targets : ndarray of int64, shape (num_sequences, seq_len)
+
+        Raises
+        ------
+        TypeError, ValueError
+            If `rng` is not a Generator or a size is not a non-negative integer.
+        """
+        num_sequences, seq_len = _check_sizes(rng, num_sequences, seq_len)
+        ordinary = rng.integers(0, self.symbols, size=(num_sequences, seq_len))
+        is_marker = rng.random((num_sequences, seq_len)) < self.marker_rate
+        marker = rng.integers(0, self.markers, size=(num_sequences, seq_len))
+        tokens = np.where(is_marker, self.symbols + marker, ordinary)
+        # index of the latest marker at or before each position (-1: none yet)
+        latest = np.maximum.accumulate(np.where(is_marker, np.arange(seq_len), -1), axis=1)
+        seen = np.take_along_axis(marker, np.maximum(latest, 0), axis=1)
+        return tokens, np.where(latest >= 0, seen, self.markers)
+
+
+@dataclass(frozen=True)
+class KeyRecallTask:
+    """The control: the first token is a key; output it at every position.
+
+    Keys have ids ``symbols .. symbols + keys - 1``, used nowhere else, so attention finds the key
+    by its content; the other tokens are ordinary ids drawn uniformly. No label depends on where
+    any token stands.
+
+    Parameters
+    ----------
+    symbols : int, default 16
+        Ordinary token ids.
+    keys : int, default 4
+        Key ids; also the classes.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a size is not a positive integer.
+
+    Examples
+    --------
+    >>> tokens, targets = KeyRecallTask().sample(np.random.default_rng(0), 1, 5)
+    >>> tokens.tolist(), targets.tolist()
+    ([[19, 8, 4, 4, 0]], [[3, 3, 3, 3, 3]])
+    """
+
+    symbols: int = 16
+    keys: int = 4
+    name = "recall the key"
+    needs_positions = False
+
+    def __post_init__(self):
+        _check_positive(self.symbols, "symbols"), _check_positive(self.keys, "keys")
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of token ids the model reads."""
+        return self.symbols + self.keys
+
+    @property
+    def num_classes(self) -> int:
+        """Number of labels: one per key."""
+        return self.keys
+
+    def sample(self, rng: np.random.Generator, num_sequences: int, seq_len: int) -> tuple[np.ndarray, np.ndarray]:
+        """Draw `num_sequences` sequences of length `seq_len` and their labels.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of randomness.
+        num_sequences, seq_len : int
+            Non-negative.
+
+        Returns
+        -------
+        tokens, targets : ndarray of int64, shape (num_sequences, seq_len)
+
+        Raises
+        ------
+        TypeError, ValueError
+            If `rng` is not a Generator or a size is not a non-negative integer.
+        """
+        num_sequences, seq_len = _check_sizes(rng, num_sequences, seq_len)
+        key = rng.integers(0, self.keys, size=(num_sequences, 1))
+        tokens = rng.integers(0, self.symbols, size=(num_sequences, seq_len))
+        if seq_len:
+            tokens[:, 0] = self.symbols + key[:, 0]
+        return tokens, np.broadcast_to(key, (num_sequences, seq_len)).copy()
+
+
+#: The chapter's tasks, by short name.
+TASKS = {"copy": CopyOffsetTask(), "marker": LatestMarkerTask(), "key": KeyRecallTask()}

@@ -1,0 +1,102 @@
+import numpy as np
+import pytest
+
+from companion import sinusoidal_encoding
+from companion.analysis.linearity import rotation_matrix
+from companion.transformer.attention import (
+    attention_weights,
+    diagonal_spread,
+    logit_terms,
+    offset_head,
+    weight_on_offset,
+)
+
+
+def test_the_four_terms_add_up_to_the_logits():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(10, 16))
+    pe = sinusoidal_encoding(np.arange(10), 16)
+    w_q, w_k = rng.normal(size=(2, 8, 16))
+    terms = logit_terms(x, pe, w_q, w_k)
+    np.testing.assert_allclose(terms.total, (x + pe) @ w_q.T @ w_k @ (x + pe).T, atol=1e-10)
+    np.testing.assert_allclose(terms.position_content, (pe @ w_q.T) @ (x @ w_k.T).T, atol=1e-10)
+
+
+def test_the_position_term_is_relative_for_a_rotation_but_not_for_any_matrix():
+    pe = sinusoidal_encoding(np.arange(40), 32)
+    x = np.zeros_like(pe)
+    w_q, w_k = offset_head(3, 32, sharpness=2.0)
+    np.testing.assert_allclose(w_q.T @ w_k, 2.0 * rotation_matrix(3, 32), atol=1e-15)
+    assert diagonal_spread(logit_terms(x, pe, w_q, w_k).position_position) < 1e-12
+    rng = np.random.default_rng(1)
+    random_w_q, random_w_k = rng.normal(size=(2, 32, 32))
+    assert diagonal_spread(logit_terms(x, pe, random_w_q, random_w_k).position_position) > 1.0
+
+
+@pytest.mark.parametrize("offset", [1, 3, 7])
+def test_the_hand_built_head_looks_offset_back_at_every_position_of_any_length(offset):
+    pe = sinusoidal_encoding(np.arange(1000), 64)
+    w_q, w_k = offset_head(offset, 64, sharpness=8.0)
+    weights = attention_weights((pe @ w_q.T) @ (pe @ w_k.T).T)
+    rows = np.arange(offset, 1000)
+    assert np.all(weights[rows].argmax(axis=1) == rows - offset)
+    assert weights[rows, rows - offset].min() > 0.99
+
+
+def test_diagonal_spread_is_zero_exactly_for_functions_of_the_offset():
+    offsets = np.subtract.outer(np.arange(6), np.arange(6))
+    assert diagonal_spread(np.cos(0.3 * offsets)) == 0.0
+    assert diagonal_spread(np.cos(0.3 * offsets) + np.eye(6) * np.arange(6)) == 5.0
+    assert diagonal_spread(np.zeros((0, 0))) == 0.0
+    with pytest.raises(ValueError, match="square"):
+        diagonal_spread(np.ones((2, 3)))
+
+
+def test_attention_weights_are_row_softmaxes_with_an_optional_causal_mask():
+    rng = np.random.default_rng(2)
+    logits = rng.normal(size=(3, 6, 6))
+    weights = attention_weights(logits)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
+    np.testing.assert_allclose(weights, np.exp(logits) / np.exp(logits).sum(-1, keepdims=True))
+    causal = attention_weights(logits, causal=True)
+    assert np.all(np.triu(causal[0], 1) == 0)
+    np.testing.assert_allclose(causal.sum(axis=-1), 1.0)
+
+
+def test_a_causal_uniform_head_reads_off_one_over_p_plus_one():
+    # Equal logits, value 1 on the first token only: position p averages p + 1 values
+    values = np.zeros(12)
+    values[0] = 1.0
+    causal = attention_weights(np.zeros((12, 12)), causal=True) @ values
+    np.testing.assert_allclose(causal, 1 / (np.arange(12) + 1), rtol=1e-15)
+    bidirectional = attention_weights(np.zeros((12, 12))) @ values
+    np.testing.assert_allclose(bidirectional, 1 / 12)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: logit_terms(np.ones((3, 4)), np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 4))), ValueError, "pe"),
+        (lambda: logit_terms(np.ones((3, 4)), np.ones((3, 4)), np.ones((2, 4)), np.ones((2, 5))), ValueError, "w_q"),
+        (lambda: attention_weights(np.ones((3, 4))), ValueError, "seq_len, seq_len"),
+        (lambda: attention_weights(np.array([["a"]])), TypeError, "logits"),
+        (lambda: offset_head(2, 7), ValueError, "d_model"),
+        (lambda: offset_head(2, 8, sharpness="big"), TypeError, "sharpness"),
+        (lambda: offset_head(float("nan"), 8), ValueError, "offset"),
+    ],
+)
+def test_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_weight_on_offset_reads_the_diagonal_below():
+    weights = np.arange(2 * 16, dtype=float).reshape(2, 4, 4)
+    result = weight_on_offset(weights, 2)
+    np.testing.assert_array_equal(result[:, 2:], [[8.0, 13.0], [24.0, 29.0]])
+    assert np.isnan(result[:, :2]).all()
+    np.testing.assert_array_equal(weight_on_offset(np.eye(3), 0), [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="offset"):
+        weight_on_offset(np.eye(3), -1)
+    with pytest.raises(TypeError, match="offset"):
+        weight_on_offset(np.eye(3), 1.5)

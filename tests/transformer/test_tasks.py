@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+
+from companion.transformer.tasks import IGNORE, TASKS, CopyOffsetTask, KeyRecallTask, LatestMarkerTask
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_tasks_are_reproducible_and_in_range(name):
+    task = TASKS[name]
+    tokens, targets = task.sample(np.random.default_rng(5), 32, 20)
+    again = task.sample(np.random.default_rng(5), 32, 20)
+    np.testing.assert_array_equal(tokens, again[0])
+    np.testing.assert_array_equal(targets, again[1])
+    assert tokens.shape == targets.shape == (32, 20)
+    assert tokens.min() >= 0 and tokens.max() < task.vocab_size
+    labelled = targets[targets != IGNORE]
+    assert labelled.min() >= 0 and labelled.max() < task.num_classes
+
+
+@pytest.mark.parametrize("offset", [1, 2, 5])
+def test_copy_offset_labels_are_the_tokens_offset_back(offset):
+    tokens, targets = CopyOffsetTask(offset=offset).sample(np.random.default_rng(0), 8, 12)
+    np.testing.assert_array_equal(targets[:, offset:], tokens[:, :-offset])
+    assert np.all(targets[:, :offset] == IGNORE)
+    assert CopyOffsetTask(offset=offset).name == f"copy the token {offset} back"
+
+
+def test_latest_marker_labels_match_a_loop():
+    task = LatestMarkerTask()
+    tokens, targets = task.sample(np.random.default_rng(1), 16, 30)
+    for row_tokens, row_targets in zip(tokens, targets):
+        latest = task.markers  # none yet
+        for token, target in zip(row_tokens, row_targets):
+            if token >= task.symbols:
+                latest = token - task.symbols
+            assert target == latest
+
+
+def test_the_control_task_ignores_where_tokens_stand():
+    task = KeyRecallTask()
+    tokens, targets = task.sample(np.random.default_rng(2), 8, 10)
+    np.testing.assert_array_equal(tokens[:, 0] - task.symbols, targets[:, 0])
+    assert np.all(targets == targets[:, :1]) and np.all(tokens[:, 1:] < task.symbols)
+    assert not task.needs_positions and TASKS["copy"].needs_positions and TASKS["marker"].needs_positions
+
+
+def test_the_position_tasks_change_their_labels_when_tokens_are_shuffled():
+    rng = np.random.default_rng(3)
+    for task in (CopyOffsetTask(), LatestMarkerTask()):
+        tokens, targets = task.sample(rng, 64, 12)
+        order = rng.permutation(12)
+        # relabel the shuffled tokens by the task's own rule
+        if isinstance(task, CopyOffsetTask):
+            relabelled = tokens[:, order][:, : 12 - task.offset]
+            assert np.any(relabelled != targets[:, task.offset:])
+        else:
+            shuffled = tokens[:, order]
+            marker_seen = np.maximum.accumulate(np.where(shuffled >= task.symbols, np.arange(12), -1), axis=1)
+            last = np.take_along_axis(shuffled, np.maximum(marker_seen, 0), axis=1) - task.symbols
+            assert np.any(np.where(marker_seen >= 0, last, task.markers) != targets)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: CopyOffsetTask(offset=0), ValueError, "offset"),
+        (lambda: LatestMarkerTask(marker_rate=1.5), ValueError, "marker_rate"),
+        (lambda: KeyRecallTask(keys=-1), ValueError, "keys"),
+        (lambda: CopyOffsetTask().sample(0, 2, 3), TypeError, "rng"),
+        (lambda: CopyOffsetTask().sample(np.random.default_rng(), 2, 2.5), TypeError, "seq_len"),
+    ],
+)
+def test_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+import torch
+
+from companion.transformer.experiments import RANGES, Setup, accuracy_table, train_and_evaluate
+from companion.transformer.model import SmallTransformer
+from companion.transformer.tasks import CopyOffsetTask, KeyRecallTask, LatestMarkerTask
+from companion.transformer.training import PositionAccuracy, evaluate, fixed_threads, train
+
+TINY = Setup(steps=30, test_sequences=32)
+
+
+def test_fixed_threads_sets_and_restores_the_thread_count():
+    before = torch.get_num_threads()
+    with fixed_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match="num_threads"):
+        with fixed_threads(0):
+            pass
+
+
+def test_a_run_is_repeatable_and_leaves_the_global_generator_alone():
+    torch.manual_seed(123)
+    expected_next = torch.rand(1)
+    torch.manual_seed(123)
+    first = train_and_evaluate(CopyOffsetTask(), "rotary", seed=4, setup=TINY)
+    assert torch.equal(torch.rand(1), expected_next)
+    second = train_and_evaluate(CopyOffsetTask(), "rotary", seed=4, setup=TINY)
+    np.testing.assert_array_equal(first.losses, second.losses)
+    for a, b in zip(first.model.state_dict().values(), second.model.state_dict().values()):
+        assert torch.equal(a, b)
+    np.testing.assert_array_equal(first.accuracy.correct, second.accuracy.correct)
+    other = train_and_evaluate(CopyOffsetTask(), "rotary", seed=5, setup=TINY)
+    assert not np.array_equal(first.losses, other.losses)
+
+
+def test_untrained_rows_of_a_learned_table_keep_their_initial_values():
+    run = train_and_evaluate(KeyRecallTask(), "learned", seed=0, setup=TINY)
+    torch.manual_seed(0)
+    initial = SmallTransformer(20, 4, scheme="learned", max_len=64).positional.table.weight
+    trained = run.model.positional.table.weight
+    assert torch.equal(trained[16:], initial[16:])
+    assert not torch.equal(trained[:16], initial[:16])
+
+
+def test_causal_evaluation_at_4l_gives_the_accuracy_at_2l():
+    run = train_and_evaluate(LatestMarkerTask(), "alibi", seed=1, setup=TINY)
+    task, model = LatestMarkerTask(), run.model
+    tokens, targets = task.sample(np.random.default_rng(9), 64, 64)
+    with torch.no_grad():
+        long = model(torch.from_numpy(tokens)).argmax(-1)
+        short = model(torch.from_numpy(tokens[:, :32])).argmax(-1)
+    assert torch.equal(long[:, :32], short)
+
+
+def test_position_accuracy_ranges():
+    accuracy = PositionAccuracy(np.array([0, 2, 4, 1]), np.array([0, 4, 4, 4]))
+    np.testing.assert_array_equal(accuracy.by_position(), [np.nan, 0.5, 1.0, 0.25])
+    assert accuracy.between(0, 2) == 0.5 and accuracy.between(1, 4) == 7 / 12
+    with pytest.raises(ValueError, match="no labelled position"):
+        accuracy.between(0, 1)
+    run = train_and_evaluate(KeyRecallTask(), "none", setup=TINY)
+    assert RANGES == {"L": (0, 1), "2L": (1, 2), "4L": (2, 4)}
+    assert run.at("2L") == run.accuracy.between(16, 32) and run.accuracy.counted.tolist() == [32] * 64
+
+
+def test_training_lowers_the_loss_and_checks_its_sizes():
+    task = CopyOffsetTask()
+    torch.manual_seed(0)
+    model = SmallTransformer(16, 16, scheme="rotary")
+    losses = train(model, task, seq_len=16, steps=150, rng=np.random.default_rng(0))
+    assert losses[-10:].mean() < 0.5 * losses[:10].mean()
+    assert not model.training
+    with pytest.raises(ValueError, match="steps"):
+        train(model, task, seq_len=16, steps=0, rng=np.random.default_rng(0))
+    accuracy = evaluate(model, task, seq_len=16, num_sequences=64, rng=np.random.default_rng(1))
+    assert accuracy.counted.tolist() == [0, 0] + [64] * 14
+
+
+def test_accuracy_table_has_a_row_per_run_and_a_column_per_range():
+    run = train_and_evaluate(KeyRecallTask(), "none", setup=TINY)
+    table = accuracy_table({"none": run, "a longer label": run}).splitlines()
+    assert table[0].split() == ["scheme", "at", "L", "at", "2L", "at", "4L"]
+    assert table[2].startswith("a longer label") and table[2].split()[-3:] == [f"{run.at(r):.2f}" for r in RANGES]
+    with pytest.raises(ValueError, match="empty"):
+        accuracy_table({})

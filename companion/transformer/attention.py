@@ -30,7 +30,8 @@ import numpy as np
 from .._checks import check_d_model, check_offset, check_real_array
 from ..analysis.linearity import rotation_matrix
 
-__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "offset_head", "weight_on_offset"]
+__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "offset_head", "weight_from_offset",
+           "weight_on_offset"]
 
 
 class LogitTerms(NamedTuple):
@@ -269,4 +270,47 @@ def weight_on_offset(weights, offset: int) -> np.ndarray:
     result = np.full(weights.shape[:-1], np.nan)
     rows = np.arange(offset, seq_len)
     result[..., rows] = weights[..., rows, rows - offset]
+    return result
+
+
+def weight_from_offset(weights, min_offset: int) -> np.ndarray:
+    """The weight each query position ``p`` puts on all keys ``min_offset`` or more positions back.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., seq_len, seq_len)
+        Attention weights, rows are queries (e.g. one map per head).
+    min_offset : int
+        The smallest offset counted; non-negative.
+
+    Returns
+    -------
+    ndarray, shape (..., seq_len), float64
+        ``weights[..., p, : p - min_offset + 1].sum(-1)``, NaN for ``p < min_offset``.
+
+    Raises
+    ------
+    ValueError
+        If the last two axes are not square or `min_offset` is negative.
+    TypeError
+        If `min_offset` is not an integer or `weights` does not hold real numbers.
+
+    Examples
+    --------
+    A uniform causal head puts ``(p - 1) / (p + 1)`` of its weight two or more positions back:
+
+    >>> weight_from_offset(attention_weights(np.zeros((4, 4)), causal=True), 2).round(4)
+    array([   nan,    nan, 0.3333, 0.5   ])
+    """
+    weights = check_real_array(weights, "weights")
+    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must have shape (..., seq_len, seq_len), got {weights.shape}")
+    if isinstance(min_offset, bool) or not isinstance(min_offset, numbers.Integral):
+        raise TypeError(f"min_offset must be a non-negative integer, got {min_offset!r}")
+    if min_offset < 0:
+        raise ValueError(f"min_offset must be a non-negative integer, got {min_offset}")
+    seq_len = weights.shape[-1]
+    offsets = np.subtract.outer(np.arange(seq_len), np.arange(seq_len))  # p - s
+    result = np.where(offsets >= min_offset, weights, 0.0).sum(axis=-1)
+    result[..., : min(min_offset, seq_len)] = np.nan
     return result

@@ -23,7 +23,8 @@ from .model import SmallTransformer  # noqa: E402
 from .positions import POSITION_SCHEMES  # noqa: E402
 from .training import PositionAccuracy, evaluate, fixed_threads, train  # noqa: E402
 
-__all__ = ["RANGES", "Run", "Setup", "accuracy_table", "compare_schemes", "look_back_weights", "train_and_evaluate"]
+__all__ = ["RANGES", "Run", "Setup", "accuracy_table", "compare_schemes", "look_back_weights", "mean_attention_maps",
+           "train_and_evaluate"]
 
 #: The ranges of positions reported, as multiples of L: the training length, then the new
 #: positions of sequences twice and four times as long.
@@ -271,7 +272,45 @@ def look_back_weights(run: Run, task, offset: int, *, num_sequences: int = 64, s
     >>> look_back_weights(run, CopyOffsetTask(), 2).shape
     (4, 32)
     """
-    tokens, _ = task.sample(np.random.default_rng(seed), num_sequences, 2 * run.setup.train_len)
-    with fixed_threads(run.setup.threads):
-        maps = run.model.attention_maps(torch.from_numpy(tokens))[0].mean(dim=0).numpy()
+    maps = mean_attention_maps(run, task, 2 * run.setup.train_len, num_sequences=num_sequences, seed=seed)
     return weight_on_offset(maps, offset)
+
+
+def mean_attention_maps(run: Run, task, seq_len: int, *, num_sequences: int = 64, seed: int = 5) -> np.ndarray:
+    """The first block's attention maps, one per head, averaged over sequences of the task.
+
+    Parameters
+    ----------
+    run : Run
+        A trained model.
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        Draws the sequences.
+    seq_len : int
+        Their length (any, for the schemes without a table; at most the table's for ``"learned"``).
+    num_sequences : int, default 64
+        How many sequences are averaged.
+    seed : int, default 5
+        Seeds the sequences.
+
+    Returns
+    -------
+    ndarray, shape (num_heads, seq_len, seq_len), float64
+        Mean weight query ``p`` puts on key ``s`` (0 for ``s > p``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a size is not a non-negative integer (see the task's ``sample``).
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import CopyOffsetTask
+    >>> run = train_and_evaluate(CopyOffsetTask(), "rotary", setup=Setup(steps=20))
+    >>> maps = mean_attention_maps(run, CopyOffsetTask(), 40, num_sequences=4)
+    >>> maps.shape, bool(np.allclose(maps.sum(axis=-1), 1))
+    ((4, 40, 40), True)
+    """
+    tokens, _ = task.sample(np.random.default_rng(seed), num_sequences, seq_len)
+    with fixed_threads(run.setup.threads), torch.no_grad():
+        maps = run.model.attention_maps(torch.from_numpy(tokens))[0].mean(dim=0)
+    return maps.double().numpy()

@@ -18,6 +18,9 @@ Labels a task leaves undefined (the first `offset` positions of :class:`CopyOffs
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from math import comb
 
 import numpy as np
 
@@ -39,6 +42,16 @@ def _check_positive(value, name: str) -> int:
     if check_count(value, name) == 0:
         raise ValueError(f"{name} must be a positive integer, got 0")
     return int(value)
+
+
+@lru_cache(maxsize=None)
+def _sequences_with_counts_at_most(length: int, symbols: int, bound: int) -> int:
+    """Number of sequences of `length` draws from `symbols` symbols where no symbol occurs more than `bound` times."""
+    if symbols == 0:
+        return int(length == 0)
+    # choose how many times the last symbol occurs, and where
+    return sum(comb(length, j) * _sequences_with_counts_at_most(length - j, symbols - 1, bound)
+               for j in range(min(bound, length) + 1))
 
 
 @dataclass(frozen=True)
@@ -110,6 +123,50 @@ class CopyOffsetTask:
         targets = np.full_like(tokens, IGNORE)
         targets[:, self.offset:] = tokens[:, : max(seq_len - self.offset, 0)]
         return tokens, targets
+
+    def order_blind_accuracy(self, seq_len: int) -> np.ndarray:
+        """The best accuracy at each position of a model that sees the earlier tokens but not their order.
+
+        Such a model (a causal Transformer without positions, say) knows its own token and the
+        multiset of the ``p`` tokens before it. The target, the token ``offset`` back, is one of
+        those ``p`` draws, and the draws are independent and uniform, so given the multiset it is
+        each symbol with probability (its count) / ``p``. The best guess is the most frequent
+        earlier token, right with probability ``E[max count] / p``, computed here exactly from the
+        number of sequences whose counts all stay below a bound.
+
+        Parameters
+        ----------
+        seq_len : int
+            Number of positions; non-negative.
+
+        Returns
+        -------
+        ndarray, shape (seq_len,), float64
+            ``E[largest count among p uniform draws from `symbols` symbols] / p`` at position
+            ``p``; NaN for ``p < offset`` (no label). It does not depend on `offset` otherwise.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If `seq_len` is not a non-negative integer.
+
+        Examples
+        --------
+        Two earlier tokens out of 16 symbols are equal with probability 1/16; the best guess is
+        then right, otherwise right half of the time: (1/16) + (15/16) / 2 = 17/32.
+
+        >>> accuracy = CopyOffsetTask(offset=2).order_blind_accuracy(16)
+        >>> float(accuracy[2]) == 17 / 32, accuracy.shape, bool(np.isnan(accuracy[:2]).all())
+        (True, (16,), True)
+        """
+        seq_len = check_count(seq_len, "seq_len")
+        accuracy = np.full(seq_len, np.nan)
+        for p in range(self.offset, seq_len):
+            # E[max count] = sum over m >= 0 of P(max count > m), over the symbols ** p sequences
+            expected_max = sum(1 - Fraction(_sequences_with_counts_at_most(p, self.symbols, m), self.symbols**p)
+                               for m in range(p))
+            accuracy[p] = float(expected_max / p)
+        return accuracy
 
 
 @dataclass(frozen=True)

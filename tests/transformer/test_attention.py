@@ -8,6 +8,7 @@ from companion.transformer.attention import (
     diagonal_spread,
     logit_terms,
     offset_head,
+    weight_from_offset,
     weight_on_offset,
 )
 
@@ -100,3 +101,17 @@ def test_weight_on_offset_reads_the_diagonal_below():
         weight_on_offset(np.eye(3), -1)
     with pytest.raises(TypeError, match="offset"):
         weight_on_offset(np.eye(3), 1.5)
+
+
+def test_weight_from_offset_sums_the_weight_on_offsets_at_or_beyond_it():
+    weights = attention_weights(np.random.default_rng(4).normal(size=(2, 9, 9)), causal=True)
+    for min_offset in (0, 1, 3, 8):
+        total = sum(np.nan_to_num(weight_on_offset(weights, k)) for k in range(min_offset, 9))
+        got = weight_from_offset(weights, min_offset)
+        assert np.all(np.isnan(got[..., :min_offset]))
+        np.testing.assert_allclose(got[..., min_offset:], total[..., min_offset:], atol=1e-15)
+    np.testing.assert_allclose(weight_from_offset(weights, 0), 1.0, atol=1e-15)  # rows sum to 1
+    with pytest.raises(ValueError, match="min_offset"):
+        weight_from_offset(weights, -1)
+    with pytest.raises(TypeError, match="min_offset"):
+        weight_from_offset(weights, 1.5)

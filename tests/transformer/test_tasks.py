@@ -73,3 +73,34 @@ def test_the_position_tasks_change_their_labels_when_tokens_are_shuffled():
 def test_bad_input(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize("symbols", [2, 3, 4])
+def test_order_blind_accuracy_is_the_expected_largest_count_by_enumeration(symbols):
+    # every sequence of p earlier tokens is equally likely; the best blind guess is a most frequent one
+    import itertools
+
+    accuracy = CopyOffsetTask(offset=1, symbols=symbols).order_blind_accuracy(7)
+    assert np.isnan(accuracy[0])
+    for p in range(1, 7):
+        largest = [max(np.bincount(draws, minlength=symbols)) for draws in itertools.product(range(symbols), repeat=p)]
+        assert accuracy[p] == pytest.approx(np.mean(largest) / p, rel=1e-12)
+
+
+def test_order_blind_accuracy_is_what_the_most_frequent_earlier_token_scores():
+    task = CopyOffsetTask()
+    tokens, targets = task.sample(np.random.default_rng(3), 20_000, 12)
+    hits = np.zeros(12)
+    for p in range(2, 12):
+        counts = np.apply_along_axis(np.bincount, 1, tokens[:, :p], minlength=task.symbols)
+        # the guess sees only the counts; ties broken by the smallest id, which costs nothing on average
+        hits[p] = np.mean(counts.argmax(axis=1) == targets[:, p])
+    exact = task.order_blind_accuracy(12)
+    np.testing.assert_allclose(hits[2:], exact[2:], atol=0.015)
+    assert exact[2] == 17 / 32 and np.all(np.diff(exact[2:]) < 0)  # fewer ties to win as p grows
+    assert 1 / task.symbols < exact[11] < exact[2]
+
+
+def test_order_blind_accuracy_rejects_a_bad_length():
+    with pytest.raises(ValueError, match="seq_len"):
+        CopyOffsetTask().order_blind_accuracy(-1)

@@ -2,7 +2,9 @@ import numpy as np
 import pytest
 import torch
 
-from companion.transformer.experiments import RANGES, Setup, accuracy_table, train_and_evaluate
+from companion.transformer.attention import weight_on_offset
+from companion.transformer.experiments import (
+    RANGES, Setup, accuracy_table, look_back_weights, mean_attention_maps, train_and_evaluate)
 from companion.transformer.model import SmallTransformer
 from companion.transformer.tasks import CopyOffsetTask, KeyRecallTask, LatestMarkerTask
 from companion.transformer.training import PositionAccuracy, evaluate, fixed_threads, train
@@ -85,3 +87,12 @@ def test_accuracy_table_has_a_row_per_run_and_a_column_per_range():
     assert table[2].startswith("a longer label") and table[2].split()[-3:] == [f"{run.at(r):.2f}" for r in RANGES]
     with pytest.raises(ValueError, match="empty"):
         accuracy_table({})
+
+
+def test_mean_attention_maps_are_causal_rows_that_sum_to_one_and_give_the_look_back_weights():
+    run = train_and_evaluate(CopyOffsetTask(), "rotary", setup=Setup(steps=10))
+    maps = mean_attention_maps(run, CopyOffsetTask(), 32)
+    assert maps.shape == (4, 32, 32)
+    np.testing.assert_allclose(maps.sum(axis=-1), 1.0, atol=1e-6)
+    assert np.all(np.triu(maps, k=1) == 0)  # no query looks ahead
+    np.testing.assert_array_equal(look_back_weights(run, CopyOffsetTask(), 2), weight_on_offset(maps, 2))

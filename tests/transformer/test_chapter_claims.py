@@ -13,7 +13,8 @@ import multiprocessing
 import numpy as np
 import pytest
 
-from companion.transformer.experiments import Setup, look_back_weights, train_and_evaluate
+from companion.transformer.attention import weight_from_offset, weight_on_offset
+from companion.transformer.experiments import Setup, look_back_weights, mean_attention_maps, train_and_evaluate
 from companion.transformer.positions import POSITION_SCHEMES
 from companion.transformer.tasks import TASKS
 
@@ -54,19 +55,25 @@ def test_copying_two_back_needs_relative_positions_and_only_rotary_keeps_it_at_2
     assert run["learned"].at("2L") <= 0.15  # chance is 1/16
     assert run["rotary"].at("4L") <= 0.5
     assert abs(run["alibi"].at("4L") - run["alibi"].at("L")) <= 0.06
-    # the best head of the sinusoidal model looks 2 back within L, much less beyond; rotary's keeps looking
-    for scheme in ("sinusoidal", "rotary"):
+    # the best head of the sinusoidal model looks 2 back within L, much less beyond; rotary's keeps looking;
+    # the learned table's looks 2 back within L at least as well (so doing it is no sign of relative attention)
+    within, beyond, best = {}, {}, {}
+    for scheme in ("sinusoidal", "learned", "rotary"):
         weights = look_back_weights(run[scheme], TASKS["copy"], 2)
-        within, beyond = np.nanmean(weights[:, :16], axis=1), np.nanmean(weights[:, 16:], axis=1)
-        best = int(within.argmax())
-        assert within[best] >= 0.5, scheme
-        if scheme == "sinusoidal":
-            assert beyond[best] <= within[best] - 0.25
-        else:
-            assert beyond[best] >= 0.6
-    # NoPE: right more often than a guess among the tokens seen only near the start
-    by_position = run["none"].accuracy.by_position()
-    assert by_position[2] >= 0.4 and run["none"].accuracy.between(8, 16) <= 0.3
+        inside, outside = np.nanmean(weights[:, :16], axis=1), np.nanmean(weights[:, 16:], axis=1)
+        best[scheme] = int(inside.argmax())
+        within[scheme], beyond[scheme] = inside[best[scheme]], outside[best[scheme]]
+    assert within["sinusoidal"] >= 0.5 and beyond["sinusoidal"] <= within["sinusoidal"] - 0.25
+    assert within["rotary"] >= 0.5 and beyond["rotary"] >= 0.6
+    assert within["learned"] >= 0.9 and within["learned"] > within["sinusoidal"]
+    # beyond 2L, rotary's head puts its weight on keys at offsets never trained, not on p - 2
+    long_maps = mean_attention_maps(run["rotary"], TASKS["copy"], 64)[best["rotary"]]
+    assert np.mean(weight_from_offset(long_maps, 16)[32:]) >= 0.6
+    assert np.mean(weight_on_offset(long_maps, 2)[32:]) <= 0.3
+    # NoPE scores what a model blind to order can: the most frequent earlier token
+    blind = TASKS["copy"].order_blind_accuracy(16)
+    assert abs(run["none"].accuracy.by_position()[2] - blind[2]) <= 0.1
+    assert abs(run["none"].accuracy.between(8, 16) - blind[8:16].mean()) <= 0.03
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import check_d_model, check_offset, check_real_array
+from .._checks import check_count, check_d_model, check_offset, check_real_array
 from ..analysis.linearity import rotation_matrix
 
 __all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "offset_head", "weight_from_offset",
@@ -61,6 +61,14 @@ class LogitTerms(NamedTuple):
         """The logits: the sum of the four terms."""
         return self.content_content + self.content_position + self.position_content + self.position_position
 
+
+
+def _square_maps(values, name: str) -> np.ndarray:
+    """`values` as a real float64 array of square maps, shape (..., seq_len, seq_len)."""
+    values = check_real_array(values, name)
+    if values.ndim < 2 or values.shape[-1] != values.shape[-2]:
+        raise ValueError(f"{name} must have shape (..., seq_len, seq_len), got {values.shape}")
+    return values
 
 def logit_terms(x, pe, w_q, w_k) -> LogitTerms:
     r"""The attention logits of ``x + pe`` split into their four terms.
@@ -136,9 +144,7 @@ def attention_weights(logits, *, causal: bool = False) -> np.ndarray:
            [0.5  , 0.5  , 0.   ],
            [0.333, 0.333, 0.333]])
     """
-    logits = check_real_array(logits, "logits")
-    if logits.ndim < 2 or logits.shape[-1] != logits.shape[-2]:
-        raise ValueError(f"logits must have shape (..., seq_len, seq_len), got {logits.shape}")
+    logits = _square_maps(logits, "logits")
     if causal:
         seq_len = logits.shape[-1]
         logits = np.where(np.tri(seq_len, dtype=bool), logits, -np.inf)
@@ -259,13 +265,8 @@ def weight_on_offset(weights, offset: int) -> np.ndarray:
     >>> weight_on_offset(attention_weights(np.zeros((3, 3)), causal=True), 1).round(4)
     array([   nan, 0.5   , 0.3333])
     """
-    weights = check_real_array(weights, "weights")
-    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
-        raise ValueError(f"weights must have shape (..., seq_len, seq_len), got {weights.shape}")
-    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
-        raise TypeError(f"offset must be a non-negative integer, got {offset!r}")
-    if offset < 0:
-        raise ValueError(f"offset must be a non-negative integer, got {offset}")
+    weights = _square_maps(weights, "weights")
+    offset = check_count(offset, "offset")
     seq_len = weights.shape[-1]
     result = np.full(weights.shape[:-1], np.nan)
     rows = np.arange(offset, seq_len)
@@ -302,13 +303,8 @@ def weight_from_offset(weights, min_offset: int) -> np.ndarray:
     >>> weight_from_offset(attention_weights(np.zeros((4, 4)), causal=True), 2).round(4)
     array([   nan,    nan, 0.3333, 0.5   ])
     """
-    weights = check_real_array(weights, "weights")
-    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
-        raise ValueError(f"weights must have shape (..., seq_len, seq_len), got {weights.shape}")
-    if isinstance(min_offset, bool) or not isinstance(min_offset, numbers.Integral):
-        raise TypeError(f"min_offset must be a non-negative integer, got {min_offset!r}")
-    if min_offset < 0:
-        raise ValueError(f"min_offset must be a non-negative integer, got {min_offset}")
+    weights = _square_maps(weights, "weights")
+    min_offset = check_count(min_offset, "min_offset")
     seq_len = weights.shape[-1]
     offsets = np.subtract.outer(np.arange(seq_len), np.arange(seq_len))  # p - s
     result = np.where(offsets >= min_offset, weights, 0.0).sum(axis=-1)

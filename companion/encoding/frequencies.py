@@ -24,11 +24,12 @@ __all__ = ["SPACINGS", "angular_frequencies", "wavelengths"]
 
 
 def frequency_exponents(d_model: int, spacing: str) -> np.ndarray:
-    """``-log_base(omega_i)`` of each pair: ``2i / d_model`` or ``i / max(d_model/2 - 1, 1)``."""
+    """The exponent ``x_i`` of each pair ``i``, so that ``omega_i = base ** -x_i``."""
     half = d_model // 2
-    if spacing == "paper":
+    if spacing == "paper":  # 2i / d_model
         return np.arange(0, d_model, 2, dtype=np.float64) / d_model
-    return np.arange(half, dtype=np.float64) / max(half - 1, 1)  # tensor2tensor: max(num_timescales - 1, 1)
+    # tensor2tensor: i / (num_timescales - 1), at least 1 in the denominator
+    return np.arange(half, dtype=np.float64) / max(half - 1, 1)
 
 
 def angular_frequencies(d_model: int, base: float = 10_000.0, *, spacing: str = "paper") -> np.ndarray:
@@ -79,7 +80,9 @@ def angular_frequencies(d_model: int, base: float = 10_000.0, *, spacing: str = 
     try:
         exponents = frequency_exponents(d_model, spacing)
     except MemoryError as error:
-        raise ValueError(f"d_model={d_model} is too large to allocate its {d_model // 2} frequencies") from error
+        raise ValueError(
+            f"d_model={d_model} is too large to allocate its {d_model // 2} frequencies"
+        ) from error
     return base ** -exponents
 
 

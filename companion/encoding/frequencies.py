@@ -24,15 +24,17 @@ __all__ = ["SPACINGS", "angular_frequencies", "wavelengths"]
 
 
 def frequency_exponents(d_model: int, spacing: str) -> np.ndarray:
-    """The exponent ``x_i`` of each pair ``i``, so that ``omega_i = base ** -x_i``."""
+    """Exponent ``x_i`` of each pair, ``omega_i = base ** -x_i``."""
     half = d_model // 2
     if spacing == "paper":  # 2i / d_model
         return np.arange(0, d_model, 2, dtype=np.float64) / d_model
-    # tensor2tensor: i / (num_timescales - 1), at least 1 in the denominator
+    # tensor2tensor: i / max(num_timescales - 1, 1)
     return np.arange(half, dtype=np.float64) / max(half - 1, 1)
 
 
-def angular_frequencies(d_model: int, base: float = 10_000.0, *, spacing: str = "paper") -> np.ndarray:
+def angular_frequencies(
+    d_model: int, base: float = 10_000.0, *, spacing: str = "paper"
+) -> np.ndarray:
     r"""Angular frequencies :math:`\omega_i` of the (sin, cos) pairs.
 
     Source: Vaswani et al. (2017), Sec. 3.5; the paper writes the encoding as
@@ -81,7 +83,8 @@ def angular_frequencies(d_model: int, base: float = 10_000.0, *, spacing: str = 
         exponents = frequency_exponents(d_model, spacing)
     except MemoryError as error:
         raise ValueError(
-            f"d_model={d_model} is too large to allocate its {d_model // 2} frequencies"
+            f"d_model={d_model} is too large to allocate its "
+            f"{d_model // 2} frequencies"
         ) from error
     return base ** -exponents
 

@@ -21,7 +21,7 @@ __all__ = ["self_attention"]
 
 
 def self_attention(x, w_query, w_key, w_value) -> np.ndarray:
-    r"""One head of scaled dot-product self-attention, without a mask, in float64.
+    r"""One head of scaled dot-product self-attention (no mask), in float64.
 
     Source: Vaswani et al. (2017), Sec. 3.2.1, Eq. (1), with queries, keys and values all
     computed from the same tokens: :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\,V`
@@ -62,7 +62,8 @@ def self_attention(x, w_query, w_key, w_value) -> np.ndarray:
     """
     x, w_query, w_key, w_value = _checked(x, w_query, w_key, w_value)
     scores = (x @ w_query) @ (x @ w_key).T / np.sqrt(w_key.shape[1])
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))  # the softmax, without overflow
+    # Softmax of each row, shifted by its maximum so that exp cannot overflow.
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
     weights /= weights.sum(axis=1, keepdims=True)
     return weights @ (x @ w_value)
 

@@ -31,8 +31,10 @@ __all__ = ["POSITION_CODES", "binary_digits", "digit_waves", "offset_dot_product
 POSITION_CODES = ("integer", "unit interval", "sinusoidal")
 
 
-def position_codes(positions, d_model: int, scheme: str, *, seq_len: int | None = None) -> np.ndarray:
-    r"""The vector each scheme adds to the embedding of the token at each position.
+def position_codes(
+    positions, d_model: int, scheme: str, *, seq_len: int | None = None
+) -> np.ndarray:
+    r"""The vector each scheme adds to the token embedding at each position.
 
     - ``"integer"``: every coordinate is the position :math:`p`;
     - ``"unit interval"``: every coordinate is :math:`p / (\text{seq\_len} - 1)`, so the
@@ -78,7 +80,7 @@ def position_codes(positions, d_model: int, scheme: str, *, seq_len: int | None 
     >>> position_codes([0], 4, "sinusoidal")[0]
     array([0., 1., 0., 1.])
     """
-    positions, d_model, seq_len = _checked_codes(positions, d_model, scheme, seq_len)
+    positions, d_model, seq_len = _checked(positions, d_model, scheme, seq_len)
     if scheme == "integer":
         return np.repeat(positions[:, None], d_model, axis=1)
     if scheme == "unit interval":
@@ -86,7 +88,7 @@ def position_codes(positions, d_model: int, scheme: str, *, seq_len: int | None 
     return sinusoidal_encoding(positions, d_model)  # takes no seq_len
 
 
-def _checked_codes(positions, d_model, scheme, seq_len):
+def _checked(positions, d_model, scheme, seq_len):
     """The arguments of :func:`position_codes`, checked; `seq_len` defaulted, and checked for "unit interval"."""
     if not isinstance(scheme, str):
         raise TypeError(f"scheme must be one of {POSITION_CODES} (a str), got {scheme!r}")

@@ -21,7 +21,7 @@ __all__ = ["self_attention"]
 
 
 def self_attention(x, w_query, w_key, w_value) -> np.ndarray:
-    r"""One head of scaled dot-product self-attention, without a mask, in float64.
+    r"""One head of scaled dot-product self-attention (no mask), in float64.
 
     Source: Vaswani et al. (2017), Sec. 3.2.1, Eq. (1), with queries, keys and values all
     computed from the same tokens: :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\,V`
@@ -60,6 +60,16 @@ def self_attention(x, w_query, w_key, w_value) -> np.ndarray:
     >>> bool(np.allclose(self_attention(x[order], *w), out[order], rtol=0, atol=1e-12))
     True
     """
+    x, w_query, w_key, w_value = _checked(x, w_query, w_key, w_value)
+    scores = (x @ w_query) @ (x @ w_key).T / np.sqrt(w_key.shape[1])
+    # Softmax of each row, shifted by its maximum so that exp cannot overflow.
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights @ (x @ w_value)
+
+
+def _checked(x, w_query, w_key, w_value):
+    """The arguments of :func:`self_attention` as float64 arrays, refused with a message if they do not fit."""
     x = check_real_array(x, "x")
     w_query, w_key, w_value = (
         check_real_array(w_query, "w_query"),
@@ -74,7 +84,4 @@ def self_attention(x, w_query, w_key, w_value) -> np.ndarray:
             raise ValueError(f"{name} must have shape (d_model={d_model}, d), got {w.shape}")
     if w_query.shape != w_key.shape:
         raise ValueError(f"w_query and w_key must have the same shape, got {w_query.shape} and {w_key.shape}")
-    scores = (x @ w_query) @ (x @ w_key).T / np.sqrt(w_key.shape[1])
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))  # the softmax, without overflow
-    weights /= weights.sum(axis=1, keepdims=True)
-    return weights @ (x @ w_value)
+    return x, w_query, w_key, w_value

@@ -31,8 +31,10 @@ __all__ = ["POSITION_CODES", "binary_digits", "digit_waves", "offset_dot_product
 POSITION_CODES = ("integer", "unit interval", "sinusoidal")
 
 
-def position_codes(positions, d_model: int, scheme: str, *, seq_len: int | None = None) -> np.ndarray:
-    r"""The vector each scheme adds to the embedding of the token at each position.
+def position_codes(
+    positions, d_model: int, scheme: str, *, seq_len: int | None = None
+) -> np.ndarray:
+    r"""The vector each scheme adds to the token embedding at each position.
 
     - ``"integer"``: every coordinate is the position :math:`p`;
     - ``"unit interval"``: every coordinate is :math:`p / (\text{seq\_len} - 1)`, so the
@@ -78,23 +80,31 @@ def position_codes(positions, d_model: int, scheme: str, *, seq_len: int | None 
     >>> position_codes([0], 4, "sinusoidal")[0]
     array([0., 1., 0., 1.])
     """
+    positions, d_model, seq_len = _checked(positions, d_model, scheme, seq_len)
+    if scheme == "integer":
+        return np.repeat(positions[:, None], d_model, axis=1)
+    if scheme == "unit interval":
+        return np.repeat(positions[:, None] / (seq_len - 1), d_model, axis=1)
+    return sinusoidal_encoding(positions, d_model)  # takes no seq_len
+
+
+def _checked(positions, d_model, scheme, seq_len):
+    """The arguments of :func:`position_codes`, checked; `seq_len` defaulted, and checked for "unit interval"."""
     if not isinstance(scheme, str):
         raise TypeError(f"scheme must be one of {POSITION_CODES} (a str), got {scheme!r}")
     if scheme not in POSITION_CODES:
         raise ValueError(f"scheme must be one of {POSITION_CODES}, got {scheme!r}")
     positions = _integer_positions(positions)
     d_model = check_d_model(d_model)
-    if scheme == "sinusoidal":
-        return sinusoidal_encoding(positions, d_model)
-    if scheme == "integer":
-        return np.repeat(positions[:, None], d_model, axis=1)
+    if scheme != "unit interval":
+        return positions, d_model, seq_len
     last = int(positions.max()) if positions.size else 0
     seq_len = last + 1 if seq_len is None else check_count(seq_len, "seq_len")
     if seq_len < 2 or seq_len <= last:
         raise ValueError(
             f"seq_len must be at least 2 and above every position (the largest is {last}), got {seq_len}"
         )
-    return np.repeat(positions[:, None] / (seq_len - 1), d_model, axis=1)
+    return positions, d_model, seq_len
 
 
 def binary_digits(positions, n_bits: int) -> np.ndarray:

@@ -31,7 +31,9 @@ from ..encoding.layouts import layout_permutation
 __all__ = ["rotation_matrix", "one_function_shift_matrix", "relative_dot_product", "fit_linear_map"]
 
 
-def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layout: str = "interleaved") -> np.ndarray:
+def rotation_matrix(
+    offset: float, d_model: int, base: float = 10_000.0, *, layout: str = "interleaved"
+) -> np.ndarray:
     r"""The matrix :math:`R(k)` with :math:`PE(p + k) = R(k) PE(p)` for every position :math:`p`.
 
     Source: the linearity remark of Vaswani et al. (2017), Sec. 3.5; the block-diagonal
@@ -77,6 +79,7 @@ def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layo
     layout = check_layout(layout)
     angles = offset * angular_frequencies(d_model, base)
     cosines, sines = np.cos(angles), np.sin(angles)
+    # Pair i sits in rows and columns 2i (sine) and 2i + 1 (cosine): a 2 x 2 block on the diagonal.
     matrix = np.zeros((d_model, d_model))
     even, odd = np.arange(0, d_model, 2), np.arange(1, d_model, 2)
     matrix[even, even] = cosines

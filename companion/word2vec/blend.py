@@ -89,8 +89,8 @@ def blend_weight(word_norm, d_model: int, *, scale: bool = True):
 
 
 def _blend_weight(r, d_model, s2):
-    """The weight lambda of the word similarity: its share of the squared norm of the sum."""
-    word = s2 * r**2  # squared norm of the scaled word vector, s^2 r^2
+    """The word's weight lambda: its share of the squared norm of the sum."""
+    word = s2 * r**2  # squared norm of the scaled word vector
     position = d_model / 2  # squared norm of every encoding
     return word / (word + position)
 
@@ -157,11 +157,13 @@ def blended_similarity(word_similarity, positional_similarity, norm_a, norm_b, d
     return _float_or_array(_blend(*similarities, a, b, d_model, _squared_scale(scale, d_model)))
 
 
-def _blend(word_similarity, positional_similarity, norm_a, norm_b, d_model, s2):
-    """cos(s a + PE(p), s b + PE(q)) with the cross terms dropped: a weighted average."""
-    word_a, word_b = s2 * norm_a**2, s2 * norm_b**2  # squared norms of the scaled words
+def _blend(word_similarity, positional_similarity, norm_a, norm_b,
+           d_model, s2):
+    """cos(s a + PE(p), s b + PE(q)) without the cross terms."""
+    word_a, word_b = s2 * norm_a**2, s2 * norm_b**2  # scaled words, squared
     position = d_model / 2  # squared norm of every encoding
-    dot = np.sqrt(word_a * word_b) * word_similarity + position * positional_similarity
+    dot = (np.sqrt(word_a * word_b) * word_similarity
+           + position * positional_similarity)
     return dot / np.sqrt((word_a + position) * (word_b + position))
 
 

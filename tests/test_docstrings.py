@@ -60,4 +60,5 @@ NO_RAISES = {
     "companion.transformer.experiments.Run",
     "companion.transformer.experiments.Setup",
     "companion.transformer.training.PositionAccuracy",
+    "companion.book.source.SourceListing",
 }

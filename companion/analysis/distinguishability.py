@@ -12,9 +12,9 @@ rounded to a narrower dtype adds its rounding error to these distances, and can
 store two positions as one vector (:func:`rounding_breakpoints`).
 
 The cosine similarity of positions :math:`k` apart, :math:`\frac{2}{d_{model}}
-\sum_i \cos(\omega_i k)`, ripples as the fast pairs turn; :func:`similarity_trend`
-is its smooth part, and :func:`count_pairs_by_turn` sorts the pairs by how far they
-turn over a sequence.
+\sum_i \cos(\omega_i k)` (``offset_similarity``), ripples as the fast pairs turn;
+:func:`similarity_trend` is its smooth part, and :func:`count_pairs_by_turn` sorts the
+pairs by how far they turn over a sequence.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import check_base, check_count, check_dtype
+from .._checks import check_base, check_count, check_dtype, check_positions
 from ..encoding.frequencies import angular_frequencies
 from ..encoding.table import sinusoidal_encoding
 
@@ -35,6 +35,7 @@ __all__ = [
     "last_offset_above",
     "nearest_position_distance",
     "offset_distances",
+    "offset_similarity",
     "rounding_breakpoints",
     "similarity_scales",
     "similarity_trend",
@@ -81,6 +82,45 @@ def offset_distances(offsets, d_model: int, base: float = 10_000.0) -> np.ndarra
         sines = np.sin(np.outer(offsets[start : start + _CHUNK], half_omega))
         result[start : start + len(sines)] = 2 * np.sqrt(np.einsum("ij,ij->i", sines, sines))
     return result
+
+
+def offset_similarity(offsets, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""Cosine similarity of :math:`PE(p)` and :math:`PE(p + k)` for each offset :math:`k`, at any :math:`p`.
+
+    Pair :math:`i` contributes :math:`\sin a \sin b + \cos a \cos b = \cos(a - b)`, with
+    :math:`a - b = \omega_i k`, and every row has squared norm :math:`d_{model}/2`, so the
+    similarity is the mean over the pairs, :math:`\frac{2}{d_{model}} \sum_i \cos(\omega_i k)`
+    (Vaswani et al., 2017, Sec. 3.5; the relative-position identity of the chapter
+    *Shifting a position is a rotation*).  It is even in :math:`k`.
+
+    Parameters
+    ----------
+    offsets : array_like, shape (n,)
+        Finite offsets :math:`k`, in positions.
+    d_model : int
+        Encoding width; a positive even integer.
+    base : float, default 10000.0
+        Finite and greater than 1.
+
+    Returns
+    -------
+    ndarray, shape (n,), dtype float64
+        Similarities in [-1, 1] (dimensionless); 1 at :math:`k = 0`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If `offsets` are not finite real numbers in a 1-D array, or on bad
+        `d_model` or `base`.
+
+    Examples
+    --------
+    >>> offset_similarity([0, 1, -1], 128).round(3)
+    array([1.  , 0.97, 0.97])
+    """
+    omega = angular_frequencies(d_model, base)
+    k = check_positions(offsets, "offsets")
+    return np.cos(np.outer(k, omega)).mean(axis=1)
 
 
 def _smallest(values: np.ndarray, count: int) -> np.ndarray:
@@ -221,7 +261,7 @@ def similarity_scales(d_model: int, base: float = 10_000.0, *, max_offset: int =
     chunk = max(1, _CHUNK // omega.size) * 16
     for start in range(1, max_offset + 1, chunk):
         offsets = np.arange(start, min(start + chunk, max_offset + 1), dtype=np.float64)
-        similarity = np.cos(np.outer(offsets, omega)).mean(axis=1)
+        similarity = offset_similarity(offsets, d_model, base)
         if half is None and np.any(similarity <= 0.5):
             half = start + int(np.argmax(similarity <= 0.5))
         if np.any(similarity <= 0):
@@ -271,13 +311,14 @@ def last_offset_above(level: float, d_model: int, base: float = 10_000.0, *, max
     last = 0
     for start in range(1, max_offset + 1, chunk):
         offsets = np.arange(start, min(start + chunk, max_offset + 1), dtype=np.float64)
-        above = np.flatnonzero(np.cos(np.outer(offsets, omega)).mean(axis=1) > level)
+        above = np.flatnonzero(offset_similarity(offsets, d_model, base) > level)
         if above.size:
             last = start + int(above[-1])
     return last
 
 
-def _cosine_integral():
+def _mpmath():
+    """mpmath, for the cosine integral Ci, or an error naming the missing package."""
     from .._environment import require
 
     return require("mpmath")
@@ -325,13 +366,13 @@ def similarity_trend(offsets, base: float = 10_000.0) -> np.ndarray:
     >>> similarity_trend([1, 56, 6165], 10_000.0).round(3)  # near 1, 1/2 and 0
     array([0.937, 0.5  , 0.   ])
     """
-    mpmath = _cosine_integral()
+    mpmath = _mpmath()
     base = check_base(base)
     offsets = np.asarray(offsets, dtype=np.float64)
     if not np.all(np.isfinite(offsets) & (offsets > 0)):
         raise ValueError("offsets must be finite and positive")
-    log_base = np.log(base)
-    return np.array([-float(mpmath.ci(offset / base)) / log_base for offset in offsets.ravel()]).reshape(offsets.shape)
+    trend = [-float(mpmath.ci(k / base)) / math.log(base) for k in offsets.ravel()]
+    return np.array(trend).reshape(offsets.shape)
 
 
 def similarity_trend_scales(base: float = 10_000.0) -> SimilarityScales:
@@ -362,7 +403,7 @@ def similarity_trend_scales(base: float = 10_000.0) -> SimilarityScales:
     >>> similarity_trend_scales(10_000.0)
     SimilarityScales(half=56, zero=6165)
     """
-    mpmath = _cosine_integral()
+    mpmath = _mpmath()
     base = check_base(base)
     log_base = math.log(base)
     first_zero = mpmath.findroot(mpmath.ci, 0.6)

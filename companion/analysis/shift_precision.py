@@ -145,8 +145,10 @@ def ulp(values, precision: str) -> np.ndarray:
     return np.ldexp(1.0, exponent - bits)
 
 
-def rounded_angles(positions, d_model: int, *, base: float = 10_000.0, precision: str = "float32",
-                   rounded=ROUNDED_QUANTITIES) -> np.ndarray:
+def rounded_angles(
+    positions, d_model: int, *, base: float = 10_000.0, precision: str = "float32",
+    rounded=ROUNDED_QUANTITIES,
+) -> np.ndarray:
     r"""The angles :math:`p\,\omega_i` as computed in `precision`.
 
     By default the positions and the frequencies :math:`\omega_i = \mathrm{base}^{-2i/d_{model}}`
@@ -201,9 +203,11 @@ def rounded_angles(positions, d_model: int, *, base: float = 10_000.0, precision
     _bits(precision)  # checks precision even when nothing is rounded
 
     def maybe_round(values, quantity):
-        return round_to_precision(values, precision) if quantity in rounded else values
+        if quantity in rounded:
+            return round_to_precision(values, precision)
+        return values
 
-    angles = maybe_round(positions, "position")[:, None] * maybe_round(omega, "frequency")
+    angles = np.outer(maybe_round(positions, "position"), maybe_round(omega, "frequency"))
     return maybe_round(angles, "product")
 
 
@@ -247,7 +251,9 @@ def angle_encoding(positions, d_model: int, *, base: float = 10_000.0, precision
     return table
 
 
-def shift_residual(table, shifted, offset: float, *, base: float = 10_000.0) -> np.ndarray:
+def shift_residual(
+    table, shifted, offset: float, *, base: float = 10_000.0
+) -> np.ndarray:
     r"""How far each row of `shifted` is from :math:`R(k)` times the row of `table`.
 
     For an exact table, ``shifted[j] = PE(p_j + k) = R(k) PE(p_j)`` (the shift theorem),
@@ -285,17 +291,25 @@ def shift_residual(table, shifted, offset: float, *, base: float = 10_000.0) -> 
     >>> bool(shift_residual(pe[:-3], pe[3:], 3).max() < 1e-14)
     True
     """
+    table, shifted = _check_tables(table, shifted)
+    angles = check_offset(offset) * angular_frequencies(table.shape[1], base)
+    cosines, sines = np.cos(angles), np.sin(angles)
+    sin_p, cos_p = table[:, 0::2], table[:, 1::2]  # pair i of PE(p): (sin, cos)
+    # block i of R(k), [[cos, sin], [-sin, cos]], turns pair i by omega_i k
+    sin_error = np.abs(cosines * sin_p + sines * cos_p - shifted[:, 0::2])
+    cos_error = np.abs(cosines * cos_p - sines * sin_p - shifted[:, 1::2])
+    return np.maximum(sin_error.max(axis=1), cos_error.max(axis=1))
+
+
+def _check_tables(table, shifted):
+    """The two tables of :func:`shift_residual` as float64 arrays, checked."""
     table, shifted = check_real_array(table, "table"), check_real_array(shifted, "shifted")
     if table.ndim != 2 or table.shape != shifted.shape:
         raise ValueError(
             f"table and shifted must be 2-D arrays of one shape (n, d_model), got {table.shape} and {shifted.shape}"
         )
-    angles = check_offset(offset) * angular_frequencies(check_d_model(table.shape[1]), base)
-    cosines, sines = np.cos(angles), np.sin(angles)
-    # block i of R(k) is [[cos, sin], [-sin, cos]] acting on (sin, cos) of pair i; no dense matrix needed
-    sine_rows = np.abs(cosines * table[:, 0::2] + sines * table[:, 1::2] - shifted[:, 0::2])
-    cosine_rows = np.abs(cosines * table[:, 1::2] - sines * table[:, 0::2] - shifted[:, 1::2])
-    return np.maximum(sine_rows.max(axis=1), cosine_rows.max(axis=1))
+    check_d_model(table.shape[1])
+    return table, shifted
 
 
 def _rotate(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -359,10 +373,19 @@ def rope_scores(
     >>> bool(abs(scores[0] - scores[1]) < 1e-9)  # the same offset, the same score
     True
     """
+    query, key, query_positions, key_positions = _check_scores(query, key, query_positions, key_positions)
+    options = {"base": base, "precision": precision, "rounded": rounded}
+    rotated_query = _rotate(query, rounded_angles(query_positions, query.size, **options))
+    rotated_key = _rotate(key, rounded_angles(key_positions, key.size, **options))
+    return (rotated_query * rotated_key).sum(axis=1)
+
+
+def _check_scores(query, key, query_positions, key_positions):
+    """The arguments of :func:`rope_scores` as float64 arrays, checked."""
     query, key = check_real_array(query, "query"), check_real_array(key, "key")
     if query.ndim != 1 or query.shape != key.shape:
         raise ValueError(f"query and key must be 1-D of one length, got shapes {query.shape} and {key.shape}")
-    d = check_d_model(query.size)
+    check_d_model(query.size)
     query_positions = check_positions(query_positions, "query_positions")
     key_positions = check_positions(key_positions, "key_positions")
     if query_positions.size != key_positions.size:
@@ -370,13 +393,10 @@ def rope_scores(
             f"query_positions and key_positions must have one length, got {query_positions.size} and "
             f"{key_positions.size}"
         )
-    options = {"base": base, "precision": precision, "rounded": rounded}
-    rotated_query = _rotate(query, rounded_angles(query_positions, d, **options))
-    rotated_key = _rotate(key, rounded_angles(key_positions, d, **options))
-    return (rotated_query * rotated_key).sum(axis=1)
+    return query, key, query_positions, key_positions
 
 
-#: The tables of the shift figure of the chapter "Precision at long context":
+#: The tables of the shift figure of the chapter "Precision and speed":
 #: name -> function(positions, d_model) giving the rows.
 SHIFT_TABLES = {
     "angles in bfloat16": lambda positions, d: angle_encoding(positions, d, precision="bfloat16"),

@@ -3,7 +3,7 @@
 A chapter that calls :func:`~companion.analysis.similarity.similarity_trend` should let the reader
 see how it works without leaving the page. :func:`show_source` reads the function's source with
 :mod:`inspect` at run time, so what the chapter shows is the code it runs and cannot drift from it.
-The listing is Markdown (a fenced ``python`` block under a line naming the file and lines), which
+The listing is Markdown (a fenced ``python`` block under a line naming the object and its file), which
 the book, Colab, JupyterLab and GitHub's notebook viewer all render; the docstring is cut to its
 first line, since the chapter around it is the explanation.
 """
@@ -26,7 +26,7 @@ class SourceListing:
     Parameters
     ----------
     parts : tuple of (str, str)
-        ``(heading, code)`` per object: a Markdown line naming the object, its file and lines,
+        ``(heading, code)`` per object: a Markdown line naming the object and its file,
         and its source with the docstring cut to its first line.
 
     Examples
@@ -60,8 +60,8 @@ def show_source(*objects) -> SourceListing:
     Returns
     -------
     SourceListing
-        Displays as Markdown in a notebook: for each object, ``companion/<path>.py, lines a-b``
-        and its source in a ``python`` block, the docstring shortened to its first line.
+        Displays as Markdown in a notebook: for each object, its name and file
+        (``companion/<path>.py``) and its source in a ``python`` block, the docstring shortened to its first line.
 
     Raises
     ------
@@ -71,8 +71,8 @@ def show_source(*objects) -> SourceListing:
     Examples
     --------
     >>> from companion.encoding.frequencies import angular_frequencies
-    >>> print(show_source(angular_frequencies).parts[0][0])  # doctest: +ELLIPSIS
-    `angular_frequencies` in `companion/encoding/frequencies.py`, lines ...
+    >>> print(show_source(angular_frequencies).parts[0][0])
+    `angular_frequencies` in `companion/encoding/frequencies.py`
     """
     if not objects:
         raise TypeError("show_source() needs at least one function or class of the companion")
@@ -86,13 +86,13 @@ def _listing(obj) -> tuple[str, str]:
         module.__name__ == "companion" or module.__name__.startswith("companion.")
     ):
         raise TypeError(f"show_source() takes functions and classes of the companion, got {obj!r}")
-    lines, first = inspect.getsourcelines(obj)
+    lines, _ = inspect.getsourcelines(obj)
     code = _shorten_docstring(textwrap.dedent("".join(lines)))
     path = PurePosixPath(*module.__name__.split(".")).with_suffix(".py")
     if PurePosixPath(inspect.getfile(module)).name == "__init__.py":
         path = path.with_suffix("") / "__init__.py"
-    last = first + len(lines) - 1
-    heading = f"`{obj.__qualname__}` in `{path}`, lines {first}\N{EN DASH}{last}"
+    # No line numbers: they would change the chapter's output at every edit elsewhere in the file.
+    heading = f"`{obj.__qualname__}` in `{path}`"
     return heading, code.rstrip("\n")
 
 

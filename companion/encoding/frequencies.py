@@ -24,14 +24,17 @@ __all__ = ["SPACINGS", "angular_frequencies", "wavelengths"]
 
 
 def frequency_exponents(d_model: int, spacing: str) -> np.ndarray:
-    """``-log_base(omega_i)`` of each pair: ``2i / d_model`` or ``i / max(d_model/2 - 1, 1)``."""
+    """Exponent ``x_i`` of each pair, ``omega_i = base ** -x_i``."""
     half = d_model // 2
-    if spacing == "paper":
+    if spacing == "paper":  # 2i / d_model
         return np.arange(0, d_model, 2, dtype=np.float64) / d_model
-    return np.arange(half, dtype=np.float64) / max(half - 1, 1)  # tensor2tensor: max(num_timescales - 1, 1)
+    # tensor2tensor: i / max(num_timescales - 1, 1)
+    return np.arange(half, dtype=np.float64) / max(half - 1, 1)
 
 
-def angular_frequencies(d_model: int, base: float = 10_000.0, *, spacing: str = "paper") -> np.ndarray:
+def angular_frequencies(
+    d_model: int, base: float = 10_000.0, *, spacing: str = "paper"
+) -> np.ndarray:
     r"""Angular frequencies :math:`\omega_i` of the (sin, cos) pairs.
 
     Source: Vaswani et al. (2017), Sec. 3.5; the paper writes the encoding as
@@ -79,7 +82,10 @@ def angular_frequencies(d_model: int, base: float = 10_000.0, *, spacing: str = 
     try:
         exponents = frequency_exponents(d_model, spacing)
     except MemoryError as error:
-        raise ValueError(f"d_model={d_model} is too large to allocate its {d_model // 2} frequencies") from error
+        raise ValueError(
+            f"d_model={d_model} is too large to allocate its "
+            f"{d_model // 2} frequencies"
+        ) from error
     return base ** -exponents
 
 

@@ -16,7 +16,9 @@ from .._checks import check_base, check_count, check_d_model
 __all__ = ["loop_encoding"]
 
 
-def loop_encoding(seq_len: int, d_model: int, base: float = 10_000.0) -> np.ndarray:
+def loop_encoding(
+    seq_len: int, d_model: int, base: float = 10_000.0
+) -> np.ndarray:
     r"""Sinusoidal positional encoding, computed one entry at a time.
 
     Implements, for ``pos = 0, ..., seq_len - 1`` and ``i = 0, ..., d_model/2 - 1``

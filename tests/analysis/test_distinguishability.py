@@ -8,6 +8,7 @@ from companion.analysis.distinguishability import (
     last_offset_above,
     nearest_position_distance,
     offset_distances,
+    offset_similarity,
     rounding_breakpoints,
     similarity_scales,
     similarity_trend,
@@ -29,6 +30,26 @@ def test_neighbours_are_sqrt_of_twice_the_sum_of_one_minus_cos_omega_apart(d_mod
     (distance,) = offset_distances([1], d_model)
     assert distance == pytest.approx(np.sqrt(2 * np.sum(1 - np.cos(omega))), rel=1e-14)
     assert distance == pytest.approx(expected, abs=5e-5)
+
+
+@pytest.mark.parametrize("d_model, base", [(8, 100.0), (128, 1e4), (512, 1e6)])
+def test_offset_similarity_is_the_cosine_similarity_of_rows_k_apart_at_every_position(d_model, base):
+    table = sinusoidal_encoding(np.arange(400), d_model, base=base)
+    offsets = np.array([0, 1, 3, 37, 150])
+    expected = offset_similarity(offsets, d_model, base)
+    for start in (0, 11, 249):
+        rows = table[start + offsets]
+        direct = rows @ table[start] / (np.linalg.norm(rows, axis=1) * np.linalg.norm(table[start]))
+        np.testing.assert_allclose(direct, expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(offset_similarity(-offsets, d_model, base), expected, rtol=0, atol=0)
+    assert expected[0] == 1.0
+
+
+def test_offset_similarity_rejects_offsets_that_are_not_a_1d_array_of_finite_numbers():
+    with pytest.raises(ValueError, match="offsets"):
+        offset_similarity([[1, 2]], 8)
+    with pytest.raises(ValueError, match="offsets must be finite"):
+        offset_similarity([1.0, np.inf], 8)
 
 
 def test_nearest_distance_rounded_tables_agree_with_exact_where_rounding_is_small():

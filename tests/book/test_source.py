@@ -13,9 +13,8 @@ from companion.encoding.table import sinusoidal_encoding
 
 def test_the_listing_is_the_running_code_with_short_docstrings():
     heading, code = show_source(sinusoidal_encoding).parts[0]
-    lines, first = inspect.getsourcelines(sinusoidal_encoding)
-    assert heading == (f"`sinusoidal_encoding` in `companion/encoding/table.py`, "
-                       f"lines {first}\N{EN DASH}{first + len(lines) - 1}")
+    lines, _ = inspect.getsourcelines(sinusoidal_encoding)
+    assert heading == "`sinusoidal_encoding` in `companion/encoding/table.py`"
     tree = ast.parse(code)
     function = tree.body[0]
     assert ast.get_docstring(function) == inspect.getdoc(sinusoidal_encoding).splitlines()[0]

@@ -34,3 +34,12 @@ def test_wavelengths_run_from_two_pi_to_just_below_two_pi_base():
     assert lam[-1] == pytest.approx(2 * math.pi * 10_000 ** (510 / 512))
     assert lam[-1] < 2 * math.pi * 10_000
     assert np.all(np.diff(lam) > 0)
+
+
+def test_the_exponents_of_the_two_spacings():
+    from companion.encoding.frequencies import frequency_exponents
+
+    np.testing.assert_array_equal(frequency_exponents(8, "paper"), [0.0, 0.25, 0.5, 0.75])
+    np.testing.assert_array_equal(frequency_exponents(8, "tensor2tensor"), np.arange(4) / 3)
+    np.testing.assert_array_equal(frequency_exponents(2, "tensor2tensor"), [0.0])  # one pair: no division by 0
+    np.testing.assert_array_equal(angular_frequencies(8, 16.0), 16.0 ** -frequency_exponents(8, "paper"))

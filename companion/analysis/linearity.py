@@ -31,8 +31,14 @@ from ..encoding.layouts import layout_permutation
 __all__ = ["rotation_matrix", "one_function_shift_matrix", "relative_dot_product", "fit_linear_map"]
 
 
-def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layout: str = "interleaved") -> np.ndarray:
-    r"""The matrix :math:`R(k)` with :math:`PE(p + k) = R(k) PE(p)` for every position :math:`p`.
+def rotation_matrix(
+    offset: float,
+    d_model: int,
+    base: float = 10_000.0,
+    *,
+    layout: str = "interleaved",
+) -> np.ndarray:
+    r"""The shift matrix: :math:`PE(p + k) = R(k) PE(p)` at every position.
 
     Source: the linearity remark of Vaswani et al. (2017), Sec. 3.5; the block-diagonal
     matrix is Denk's (2019); proved in the chapter *Shifting a position is a rotation*.
@@ -77,6 +83,7 @@ def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layo
     layout = check_layout(layout)
     angles = offset * angular_frequencies(d_model, base)
     cosines, sines = np.cos(angles), np.sin(angles)
+    # Pair i: rows and columns 2i (sine) and 2i + 1 (cosine), a 2 x 2 block.
     matrix = np.zeros((d_model, d_model))
     even, odd = np.arange(0, d_model, 2), np.arange(1, d_model, 2)
     matrix[even, even] = cosines
@@ -84,8 +91,8 @@ def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layo
     matrix[odd, even] = -sines
     matrix[odd, odd] = cosines
     if layout == "concatenated":
-        permutation = layout_permutation(d_model, "interleaved", "concatenated")
-        matrix = matrix[np.ix_(permutation, permutation)]
+        order = layout_permutation(d_model, "interleaved", "concatenated")
+        matrix = matrix[np.ix_(order, order)]
     return matrix
 
 

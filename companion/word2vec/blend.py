@@ -24,10 +24,15 @@ from .._checks import check_d_model
 __all__ = ["blend_weight", "blended_similarity", "cross_term_weight"]
 
 
-def _check_flag(scale) -> bool:
+def _squared_scale(scale, d_model: int) -> float:
+    """s^2: d_model with the paper's sqrt(d_model) scaling (Sec. 3.4), 1 without it."""
     if not isinstance(scale, (bool, np.bool_)):
         raise TypeError(f"scale must be True or False, got {scale!r} of type {type(scale).__name__}")
-    return bool(scale)
+    return float(d_model) if scale else 1.0
+
+
+def _float_or_array(values: np.ndarray):
+    return float(values) if values.ndim == 0 else values
 
 
 def _check_norms(values, name: str) -> np.ndarray:
@@ -80,9 +85,14 @@ def blend_weight(word_norm, d_model: int, *, scale: bool = True):
     """
     r = _check_norms(word_norm, "word_norm")
     d_model = check_d_model(d_model)
-    s2 = float(d_model) if _check_flag(scale) else 1.0
-    weight = s2 * r**2 / (s2 * r**2 + d_model / 2)
-    return float(weight) if weight.ndim == 0 else weight
+    return _float_or_array(_blend_weight(r, d_model, _squared_scale(scale, d_model)))
+
+
+def _blend_weight(r, d_model, s2):
+    """The word's weight lambda: its share of the squared norm of the sum."""
+    word = s2 * r**2  # squared norm of the scaled word vector
+    position = d_model / 2  # squared norm of every encoding
+    return word / (word + position)
 
 
 def blended_similarity(word_similarity, positional_similarity, norm_a, norm_b, d_model: int, *,
@@ -144,11 +154,17 @@ def blended_similarity(word_similarity, positional_similarity, norm_a, norm_b, d
         similarities.append(array)
     a, b = _check_norms(norm_a, "norm_a"), _check_norms(norm_b, "norm_b")
     d_model = check_d_model(d_model)
-    s2 = float(d_model) if _check_flag(scale) else 1.0
-    half = d_model / 2
-    blend = (s2 * a * b * similarities[0] + half * similarities[1]) / np.sqrt(
-        (s2 * a**2 + half) * (s2 * b**2 + half))
-    return float(blend) if blend.ndim == 0 else blend
+    return _float_or_array(_blend(*similarities, a, b, d_model, _squared_scale(scale, d_model)))
+
+
+def _blend(word_similarity, positional_similarity, norm_a, norm_b,
+           d_model, s2):
+    """cos(s a + PE(p), s b + PE(q)) without the cross terms."""
+    word_a, word_b = s2 * norm_a**2, s2 * norm_b**2  # scaled words, squared
+    position = d_model / 2  # squared norm of every encoding
+    dot = (np.sqrt(word_a * word_b) * word_similarity
+           + position * positional_similarity)
+    return dot / np.sqrt((word_a + position) * (word_b + position))
 
 
 def cross_term_weight(word_norm, d_model: int, *, scale: bool = True):
@@ -200,7 +216,7 @@ def cross_term_weight(word_norm, d_model: int, *, scale: bool = True):
     """
     r = _check_norms(word_norm, "word_norm")
     d_model = check_d_model(d_model)
-    s2 = float(d_model) if _check_flag(scale) else 1.0
+    s2 = _squared_scale(scale, d_model)
     half = d_model / 2
     weight = np.sqrt(s2 * half) * r / (s2 * r**2 + half)
-    return float(weight) if weight.ndim == 0 else weight
+    return _float_or_array(weight)

@@ -1,5 +1,7 @@
+import numpy as np
 import sympy
 
+from companion import sinusoidal_encoding
 from companion.analysis.symbolic import paper_frequency, symbolic_encoding, symbolic_rotation
 
 p, k, a, b = sympy.symbols("p k a b", real=True)
@@ -41,3 +43,15 @@ def test_empty_frequencies_are_refused():
         symbolic_encoding(p, [])
     with pytest.raises(ValueError, match="at least one angular frequency"):
         symbolic_rotation(k, [])
+
+
+def test_consecutive_positions_determine_the_map_exactly_though_float64_barely_sees_it():
+    # d_model consecutive positions have linearly independent encodings (a Vandermonde argument), so
+    # they determine R(k); the chapter shows it at width 8 with sympy, 50 digits. The determinant is
+    # tiny, and the same at 100 digits, while float64 sees a condition number above 1e10.
+    frequencies = [paper_frequency(i, 8, 10_000) for i in range(4)]
+    table = sympy.Matrix.vstack(*[symbolic_encoding(n, frequencies).T for n in range(8)])
+    determinants = [sympy.N(table, digits).det(method="berkowitz") for digits in (50, 100)]
+    assert 1e-23 < determinants[0] < 1e-22
+    assert abs(determinants[0] - determinants[1]) < 1e-12 * determinants[1]
+    assert np.linalg.cond(sinusoidal_encoding(np.arange(8), 8)) > 1e10

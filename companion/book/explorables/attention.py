@@ -114,7 +114,7 @@ def look_back(*, d_model: int = 32, seq_len: int = 24, max_offset: int = 8, offs
     description = (
         f"Attention map of the head built from the rotation R(k), on the encodings alone (d_model = {d_model}, "
         f"sharpness {sharpness:g}, causal mask): query positions 0 to {seq_len - 1} down, key positions across, "
-        f"the weight coloured from dark purple (0) to yellow (1). The offset slider (0 to {max_offset}) sets how "
+        f"the weight coloured from dark purple (0) to yellow (1). The offset k slider (0 to {max_offset}) sets how "
         f"far back the head looks: the yellow diagonal moves k cells left of the main diagonal, and every query "
         f"from position k on puts at least {np.floor(on_target.min() * 100) / 100:.2f} of its weight on the key "
         f"k positions back; the first k queries, which have no key that far back, spread their weight over the "
@@ -128,13 +128,12 @@ def look_back(*, d_model: int = 32, seq_len: int = 24, max_offset: int = 8, offs
 
 
 def _body(seq_len: int, on_target: np.ndarray) -> dict:
-    floors = (np.floor(on_target * 100) / 100).tolist()  # the least weight on p - k, rounded down
+    least = np.floor(on_target.min() * 100) / 100  # rounded down: "at least"
     position = {"type": "quantitative", "scale": {"domain": [0, seq_len], "nice": False}}
     return {
         "name": "attention", "width": 360, "height": 360, "data": {"name": "maps"},
         "title": {"text": {"expr": "'Head built from R(' + k + '): it looks ' + k + ' positions back'"},
-                  "subtitle": {"expr": "'weight on key p - ' + k + ', for every query p ≥ ' + k + ': at least ' "
-                                       f"+ format({floors}[k], '.2f')"}},
+                  "subtitle": f"for every offset k, each query p ≥ k puts at least {least:.2f} of its weight on key p - k"},
         "transform": [{"filter": "datum.offset == k"}, {"flatten": ["query", "key", "weight"]},
                       {"calculate": "datum.key + 1", "as": "key_end"}, {"calculate": "datum.query + 1", "as": "query_end"}],
         "mark": {"type": "rect", "aria": False},

@@ -76,7 +76,7 @@ def clocks(d_model: int = 16, *, base: float = 10_000.0, max_position: int = 100
     description = (
         f"The {d_model // 2} pairs of a {d_model}-wide encoding (base {base:,.0f}) drawn as clocks, sine across "
         f"and cosine up, each hand at angle ω_i p and the points it has passed coloured by position, and "
-        f"the {d_model} values of PE(p) as bars below, sine columns dark and cosine columns light. The position slider "
+        f"the {d_model} values of PE(p) as bars below, sine columns dark and cosine columns light. The position p slider "
         f"(0 to {max_position}) turns every hand clockwise, pair i by ω_i radians per position: pair 0 makes a "
         f"full turn every {2 * np.pi:.1f} positions and spins, while pair {d_model // 2 - 1} turns by only "
         f"{slowest:.1f} degrees over the whole range, so the first bars swing between -1 and 1 and the last "

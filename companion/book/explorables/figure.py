@@ -174,9 +174,16 @@ class Explorable:
     data : dict of str to ndarray
         The companion's arrays the figure draws, for the check cell after it.
 
+    Raises
+    ------
+    ValueError
+        If `spec` does not name the figure (``usermeta.explorable``) or lacks the `description`, or
+        `stand_in` is not a PNG.
+
     Examples
     --------
-    >>> figure = Explorable("demo", {"mark": "point", "description": "one point"}, b"", "one point", {})
+    >>> from companion.book.explorables import clocks
+    >>> figure = clocks(8, max_position=20)
     >>> sorted(figure._repr_mimebundle_())
     ['application/vnd.vegalite.v5+json', 'image/png', 'text/plain']
     """
@@ -186,6 +193,13 @@ class Explorable:
     stand_in: bytes
     description: str
     data: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.spec.get("usermeta", {}).get("explorable") != self.name or self.spec.get("description") != self.description:
+            raise ValueError(f"spec must carry the figure's name ({self.name!r}) in usermeta.explorable and its "
+                             "description, the accessible label of the chart")
+        if not self.stand_in.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise ValueError("stand_in must be a PNG image (the bytes of a .png file)")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         bundle = {

@@ -82,7 +82,7 @@ def rotation(d_model: int = 8, *, base: float = 10_000.0, position: int = 3, max
         f"radians clockwise, and a black dot is where it lands; a larger coloured ring, drawn from the table "
         f"itself, is pair i of PE({position} + k), and the black dot always sits inside it. Below, the "
         f"{d_model} values of R(k) PE({position}) as bars with PE({position} + k) as ticks on them. The offset "
-        f"slider (0 to {max_offset}) sets k: pair 0 turns by k radians, most of a turn per step, while pair "
+        f"k slider (0 to {max_offset}) sets the offset: pair 0 turns by k radians, most of a turn per step, while pair "
         f"{d_model // 2 - 1} turns by only {np.degrees(omega[-1] * max_offset):.1f} degrees at k = {max_offset}."
     )
     body = {"vconcat": [{"hconcat": [_clock(pair, float(omega[pair])) for pair in pairs], "spacing": 8}, _vector(d_model, position)],
@@ -138,7 +138,7 @@ def _clock(pair: int, omega: float) -> dict:
                "encoding": {"x": {**x, "field": "rotated_sine"}, "y": {**y, "field": "rotated_cosine"},
                             "tooltip": [{"field": "rotated_sine", "title": "R(k) PE(p), sine", "format": ".4f"},
                                         {"field": "rotated_cosine", "title": "R(k) PE(p), cosine", "format": ".4f"}]}}
-    title = {"text": f"pair {pair}", "subtitle": {"expr": f"'turned by ' + format({omega!r} * k, '.3~f') + ' rad'"}}
+    title = {"text": {"expr": f"'pair {pair}: ' + format({omega!r} * k, '.3~f') + ' rad'"}, "fontSize": 12}
     return {"width": _CLOCK_PX, "height": _CLOCK_PX, "title": title, "layer": [circle, arc, start, shifted, rotated]}
 
 

@@ -60,7 +60,7 @@ def similarity_curves(d_model: int, base: float, *, max_offset: int = 100_000, e
     --------
     >>> curves = similarity_curves(128, 10_000.0, max_offset=1000)
     >>> curves["similarity"][0].round(3), int(curves["half"]), int(curves["zero"])
-    (np.float64(0.966), 46, 0)
+    (np.float64(0.97), 46, 0)
     """
     d_model, base = check_d_model(d_model), check_base(base)
     envelope_from, bins = check_count(envelope_from, "envelope_from"), check_count(bins, "bins")

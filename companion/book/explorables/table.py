@@ -196,9 +196,8 @@ def wave_reference(d_model: int, base: float, wave_len: int = 200) -> np.ndarray
 
     Examples
     --------
-    >>> wave_reference(16, 10_000.0, 10)[:2]
-    array([[0.  , 0.  , 0.  ],
-           [0.25, 0.  , 0.25]])
+    >>> wave_reference(16, 10_000.0, 10)[4].round(4)  # position 0.25, pair 0
+    array([0.25  , 0.    , 0.2474])
     """
     omega = angular_frequencies(d_model, base)
     positions = np.arange(wave_len * _SAMPLES_PER_POSITION + 1) / _SAMPLES_PER_POSITION

@@ -277,3 +277,55 @@ def test_print_and_readers_without_javascript_see_the_stand_ins(browser, explora
     for states in (on_paper, static):
         assert len(states) == len(FIGURES)
         assert all(state["alt"] > 100 and state["loaded"] and state["image"] and not state["chart"] for state in states), states
+
+
+def test_vega_is_loaded_once_per_page_and_never_copied_into_an_output(light_page):
+    scripts = light_page.evaluate("() => [...document.scripts].map(script => script.getAttribute('src') || '')")
+    for library in ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "explorables.js"):
+        assert sum(source.split("?")[0].endswith(f"_static/{'vega/' if 'vega' in library else ''}{library}")
+                   for source in scripts) == 1, library
+    served = light_page.evaluate("() => fetch(location.href).then(response => response.text()).then(text => text.length)")
+    assert served < 500_000  # the page as served: five figures' data and specifications, no library
+
+
+def test_in_colab_the_output_draws_itself_in_its_own_sandboxed_frame(browser, tmp_path):
+    """Colab shows each output in a sandboxed frame with a network: the output loads Vega from jsDelivr.
+
+    jsDelivr is played here by the npm copies the book serves (the test makes no request to another
+    host); the versions are those of package-lock.json (tests/book/test_explorables.py).
+    """
+    import sys
+    import types
+
+    from headless_chromium import serve
+
+    from companion.book.explorables import look_back
+
+    sys.modules["google.colab"] = types.ModuleType("google.colab")
+    try:
+        html = look_back()._repr_mimebundle_()["text/html"]
+    finally:
+        del sys.modules["google.colab"]
+    (tmp_path / "output.html").write_text(f"<!doctype html><html lang='en'><body>{html}</body></html>")
+    (tmp_path / "notebook.html").write_text('<iframe sandbox="allow-scripts" src="output.html" width="900" '
+                                            'height="700" title="output"></iframe>')
+    context = browser.new_context()
+    served = []
+
+    def from_npm(route):
+        package = urlparse(route.request.url).path.split("/")[2].split("@")[0]
+        served.append(package)
+        route.fulfill(path=ROOT / "node_modules" / package / "build" / f"{package}.min.js",
+                      content_type="text/javascript")
+
+    context.route("https://cdn.jsdelivr.net/**", from_npm)
+    with serve(tmp_path) as url:
+        page = context.new_page()
+        page.goto(f"{url}/notebook.html")
+        frame = page.frame_locator("iframe")
+        frame.locator(".pe-explorable.pe-explorable-is-live svg").wait_for(timeout=20_000)
+        stand_in = frame.locator(".pe-explorable-stand-in").evaluate("image => getComputedStyle(image).display")
+        labels = frame.locator(".vega-bind-name").all_text_contents()
+        context.close()
+    assert stand_in == "none" and labels == ["offset k (how far back the head looks)"]
+    assert served == ["vega", "vega-lite", "vega-embed"]

@@ -44,6 +44,11 @@ _COLAB_URL = "https://cdn.jsdelivr.net/npm/{package}@{version}/build/{package}.m
 #: inlined into the Colab output.
 SCRIPT = Path(__file__).with_name("static") / "explorables.js"
 SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
+#: What book/_static/explorables.css does in the book, for an output that has no style sheet: the stand-in
+#: gives way to the chart, and the figure sits on white (in Colab's dark theme too).
+_COLAB_STYLE = (".pe-explorable { background: #fff; color: #222; color-scheme: light; padding: 0.5rem; } "
+                ".pe-explorable-is-live > .pe-explorable-stand-in { display: none; } "
+                ".pe-explorable .vega-bind-name { font-weight: 600; margin-right: 0.5rem; }")
 #: Figures sit on a white card in both colour modes (book/_static/explorables.css); text is dark grey.
 _CONFIG = {
     "background": "white",
@@ -220,6 +225,7 @@ class Explorable:
                               for package, version in LIBRARIES.items()])
         stand_in = base64.b64encode(self.stand_in).decode("ascii")
         return (
+            f"<style>{_COLAB_STYLE}</style>"
             f'<div class="pe-explorable" data-explorable="{html.escape(self.name)}">'
             f'<img class="pe-explorable-stand-in" alt="{html.escape(self.description)}" '
             f'src="data:image/png;base64,{stand_in}">{spec_script(self.spec)}</div>\n'

@@ -36,14 +36,10 @@ def figures():
             "similarity": similarity_by_offset(d_models=(16, 128), bases=(100, 10_000), max_offset=20_000)}
 
 
-def flattened(spec, name):
-    """A dataset of the specification, its arrays flattened as Vega-Lite's flatten transform does."""
-    rows = []
-    for row in spec["datasets"][name]:
-        arrays = {key: value for key, value in row.items() if isinstance(value, list)}
-        scalars = {key: value for key, value in row.items() if not isinstance(value, list)}
-        rows += [{**scalars, **dict(zip(arrays, values))} for values in zip(*arrays.values())]
-    return rows
+def flattened(figure, name):
+    """A dataset of the figure as rows, its lists unrolled as the page's flatten transform does."""
+    columns = figure.dataset(name)
+    return [dict(zip(columns, values)) for values in zip(*columns.values())]
 
 
 def test_every_specification_is_valid_vega_lite_5(figures):
@@ -58,7 +54,7 @@ def test_every_specification_is_valid_vega_lite_5(figures):
 
 def test_the_clocks_draw_the_companions_table(figures):
     figure = figures["clocks"]
-    rows = flattened(figure.spec, "clocks")
+    rows = flattened(figure, "clocks")
     drawn = np.zeros((101, 16))
     for row in rows:
         drawn[row["position"], 2 * row["pair"]] = row["sine"]
@@ -93,14 +89,14 @@ def test_the_similarity_is_the_companions_and_matches_the_chapters_figure(figure
     band = ax.collections[0].get_paths()[0].vertices
     assert set(np.round(band[:, 1], 12)) == set(np.round(np.concatenate([curves["low"], curves["high"]]), 12))
     plt.close("all")
-    drawn = [row for row in flattened(figures["similarity"].spec, "similarity") if row["d_model"] == 128
+    drawn = [row for row in flattened(figures["similarity"], "similarity") if row["d_model"] == 128
              and row["base"] == 10_000]
     np.testing.assert_allclose([row["similarity"] for row in drawn], curves["similarity"], rtol=0, atol=5e-8)
 
 
 def test_the_rotation_lands_on_the_shifted_encoding(figures):
     figure = figures["rotation"]
-    for row in flattened(figure.spec, "rotation"):
+    for row in flattened(figure, "rotation"):
         pair, offset = row["pair"], row["offset"]
         rotated = rotation_matrix(offset, 8) @ sinusoidal_encoding([3], 8)[0]
         shifted = sinusoidal_encoding([3 + offset], 8)[0]
@@ -119,7 +115,7 @@ def test_the_attention_maps_are_the_chapters_head(figures):
         expected = attention_weights((pe @ w_q.T) @ (pe @ w_k.T).T, causal=True)
         np.testing.assert_array_equal(figure.data["maps"][k], expected)
         drawn = np.zeros((24, 24))
-        for row in flattened(figure.spec, "maps"):
+        for row in flattened(figure, "maps"):
             if row["offset"] == k:
                 drawn[row["query"], row["key"]] = row["weight"]
         np.testing.assert_allclose(drawn, expected, rtol=0, atol=5e-8)
@@ -192,6 +188,14 @@ def test_controls_refuse_a_first_state_they_do_not_offer():
 def test_bad_arguments_are_refused_with_a_message(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+def test_a_dataset_unrolls_like_the_page():
+    figure = clocks(4, max_position=3, position=1)
+    rows = figure.dataset("clocks")
+    assert rows["pair"].tolist() == [0] * 4 + [1] * 4 and rows["position"].tolist() == [0, 1, 2, 3] * 2
+    with pytest.raises(KeyError, match="no dataset 'maps'"):
+        figure.dataset("maps")
 
 
 def test_an_explorable_reads_as_its_description_and_refuses_an_incomplete_figure(figures):

@@ -216,6 +216,44 @@ class Explorable:
             bundle["text/html"] = self.html()
         return bundle
 
+    def dataset(self, name: str) -> dict:
+        """A dataset of the specification as the page draws it: one array per field, lists flattened.
+
+        Each row of a dataset holds scalars and equally long lists (the compact form the page's
+        ``flatten`` transform unrolls); here every list is unrolled the same way, the scalars repeated.
+
+        Parameters
+        ----------
+        name : str
+            One of the specification's ``datasets``.
+
+        Returns
+        -------
+        dict of str to ndarray
+            Field -> values, one per drawn item.
+
+        Raises
+        ------
+        KeyError
+            If the specification has no dataset `name`.
+
+        Examples
+        --------
+        >>> from companion.book.explorables import clocks
+        >>> rows = clocks(8, max_position=20).dataset("clocks")
+        >>> rows["sine"].shape, rows["pair"][:3].tolist(), rows["position"][:3].tolist()
+        ((84,), [0, 0, 0], [0, 1, 2])
+        """
+        if name not in self.spec.get("datasets", {}):
+            raise KeyError(f"no dataset {name!r}; the specification has {sorted(self.spec.get('datasets', {}))}")
+        columns = {}
+        for row in self.spec["datasets"][name]:
+            lists = {key: value for key, value in row.items() if isinstance(value, list)}
+            length = len(next(iter(lists.values()))) if lists else 1
+            for key, value in row.items():
+                columns.setdefault(key, []).extend(value if isinstance(value, list) else [value] * length)
+        return {key: np.asarray(values) for key, values in columns.items()}
+
     def html(self) -> str:
         """The figure as HTML that loads Vega by itself (Colab's sandboxed output frames).
 

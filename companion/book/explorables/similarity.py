@@ -119,6 +119,8 @@ def similarity_by_offset(*, d_models=(16, 64, 128, 512), bases=(100, 1_000, 10_0
     bases = [check_base(value) for value in bases]
     if not 100 < check_count(max_offset, "max_offset") <= 10**6:
         raise ValueError(f"max_offset must be above 100 and at most 1,000,000, got {max_offset}")
+    if check_d_model(d_model) not in d_models or check_base(base) not in bases:
+        raise ValueError(f"the first state (d_model={d_model}, base={base}) must be among the options")
     data = {(width, value): similarity_curves(width, value, max_offset=max_offset)
             for width in d_models for value in bases}
     keys = lambda width, value: {"d_model": width, "base": value}  # noqa: E731
@@ -133,8 +135,6 @@ def similarity_by_offset(*, d_models=(16, 64, 128, 512), bases=(100, 1_000, 10_0
                        "similarity": rounded(curves["similarity_at"][name])}
                       for key, curves in data.items() for name in ("half", "zero") if curves[name]],
     }
-    if (d_model, base) not in data:
-        raise ValueError(f"the first state (d_model={d_model}, base={base}) must be among the options")
     description = (
         f"The cosine similarity of PE(p) and PE(p + k) against the offset k, 1 to {max_offset:,} on a logarithmic "
         f"axis: a line up to k = 100, then a shaded band spanning its ripples; a dashed black curve is its trend, "

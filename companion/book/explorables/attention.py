@@ -129,19 +129,16 @@ def look_back(*, d_model: int = 32, seq_len: int = 24, max_offset: int = 8, offs
 
 def _body(seq_len: int, on_target: np.ndarray) -> dict:
     least = np.floor(on_target.min() * 100) / 100  # rounded down: "at least"
-    position = {"type": "quantitative", "scale": {"domain": [0, seq_len], "nice": False}}
+    position = {"type": "ordinal", "scale": {"domain": list(range(seq_len))}, "axis": {"labelAngle": 0}}
     return {
         "name": "attention", "width": 360, "height": 360, "data": {"name": "maps"},
         "title": {"text": {"expr": "'Head built from R(' + k + '): it looks ' + k + ' positions back'"},
                   "subtitle": f"for every offset k, each query p ≥ k puts at least {least:.2f} of its weight on key p - k"},
-        "transform": [{"filter": "datum.offset == k"}, {"flatten": ["query", "key", "weight"]},
-                      {"calculate": "datum.key + 1", "as": "key_end"}, {"calculate": "datum.query + 1", "as": "query_end"}],
+        "transform": [{"filter": "datum.offset == k"}, {"flatten": ["query", "key", "weight"]}],
         "mark": {"type": "rect", "aria": False},
         "encoding": {
-            "x": {**position, "field": "key", "title": "key position"}, "x2": {"field": "key_end"},
-            "y": {**position, "field": "query", "title": "query position",
-                  "scale": {**position["scale"], "reverse": True}},
-            "y2": {"field": "query_end"},
+            "x": {**position, "field": "key", "title": "key position"},
+            "y": {**position, "field": "query", "title": "query position"},
             "color": {"field": "weight", "type": "quantitative", "title": "attention weight",
                       "scale": {"scheme": "viridis", "domain": [0, 1]}},
             "tooltip": [{"field": "query"}, {"field": "key"}, {"field": "weight", "format": ".3f"}],

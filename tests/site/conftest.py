@@ -84,3 +84,12 @@ def screenshots() -> Path:
     directory = ROOT / "_build" / "screenshots"
     directory.mkdir(parents=True, exist_ok=True)
     return directory
+
+
+@pytest.fixture(scope="session")
+def explorables_url():
+    """The test page of the explorable figures (tests/site/explorables_book.py), built and served."""
+    from .explorables_book import PAGE, build
+
+    with serve(build(ROOT / "_build" / "explorables-test")) as url:
+        yield f"{url}/{PAGE}.html"

@@ -9,9 +9,23 @@ CSS (book/_static), templates (book/_templates), extensions (book/_ext) or _conf
 
 import pytest
 
-from .conftest import ROOT, book_pages, load
+from .conftest import ROOT, SITE, book_pages, load
 
-PAGES = book_pages()
+# The pages Sphinx generates besides the book's own: the indices (sphinx-proof's proof index among
+# them), the search page and, once sphinx.ext.viewcode is enabled, the companion's source pages. Those
+# share one template and one code style, so their index and the longest of them (the most kinds of
+# highlighted token) stand for them all (each page costs a few seconds in each mode).
+GENERATED = ["prf-prf.html", "genindex.html", "search.html"]
+
+
+def optional_generated_pages() -> list[str]:
+    """The module index and viewcode's source pages (index and longest), where the build wrote them."""
+    found = [page for page in ("py-modindex.html", "_modules/index.html") if (SITE / page).is_file()]
+    sources = sorted((SITE / "_modules").rglob("*/*.html"), key=lambda page: page.stat().st_size)
+    return found + [str(sources[-1].relative_to(SITE))] if sources else found
+
+
+PAGES = book_pages() + GENERATED + optional_generated_pages()
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # WCAG 2.0, 2.1 and 2.2, levels A and AA: axe-core's tags for them.
 WCAG2_A_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]

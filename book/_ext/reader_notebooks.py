@@ -55,8 +55,6 @@ FOLDED_TAGS = {"hide-input", "hide-cell"}
 COLAB = "https://colab.research.google.com/"
 # Characters CommonMark (or GitHub's and Colab's extensions of it: tables, strikethrough, math) would read as markup.
 SPECIAL = re.compile(r"([\\`*_\[\]<>$&~|])")
-# A line that CommonMark would read as a heading, quote, list item or setext underline.
-BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d{1,9}[.)])(?=\s|$)", re.MULTILINE)
 
 
 class Unsupported(Exception):
@@ -186,9 +184,16 @@ class Writer:
         raise Unsupported(node, f"a {name_of(node)} in the text")
 
     def paragraph(self, node) -> str:
-        text = self.line(node)
-        # A line that CommonMark would read as a heading, quote or list item is plain text in the book.
-        return BLOCK_START.sub(lambda match: match.group(1) + match.group(2)[:-1] + "\\" + match.group(2)[-1], text)
+        """The paragraph's text, each line read as text: leading spaces would start a code block, and a line
+        starting with ">", "# ", "- ", "+ ", "1. ", "1) " or made of "-" or "=" a quote, heading, list or rule."""
+        lines = []
+        for line in (line.lstrip() for line in self.line(node).split("\n")):
+            if re.match(r">|(#{1,6}|[-+])(\s|$)|(-+|=+)\s*$", line):
+                line = "\\" + line
+            elif number := re.match(r"\d{1,9}(?=[.)](\s|$))", line):
+                line = number.group() + "\\" + line[number.end():]
+            lines.append(line)
+        return "\n".join(lines)
 
     def admonition(self, node) -> str:
         if node.children and isinstance(node[0], nodes.title):

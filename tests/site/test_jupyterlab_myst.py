@@ -84,7 +84,7 @@ c.LabApp.workspaces_dir = {str(home / "workspaces")!r}
         log.close()
 
 
-def test_jupyterlab_renders_a_chapters_myst(browser, jupyterlab):
+def test_jupyterlab_renders_a_chapters_myst(browser, jupyterlab, screenshots):
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     elsewhere = []
     page.on("request", lambda request: urlparse(request.url).hostname not in (None, "127.0.0.1")
@@ -109,7 +109,7 @@ def test_jupyterlab_renders_a_chapters_myst(browser, jupyterlab):
                 .filter(mark => mark.querySelector('svg')).map(mark => mark.getAttribute('title')),
         }};
     }}""")
-    page.screenshot(path=str(ROOT / "_build" / "screenshots" / "jupyterlab-05_linearity_proof.png"))
+    page.screenshot(path=str(screenshots / f"jupyterlab-{CHAPTER.stem}.png"))
     page.close()
     assert shown["cells"] == shown["rendered"] == len(source)
     raw = [(piece, text[:80]) for text in shown["text"] for piece in RAW_MYST if piece in text]

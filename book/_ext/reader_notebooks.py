@@ -168,7 +168,7 @@ class Writer:
         if isinstance(node, nodes.math_block):
             return self.display_math(node, quoted)
         if isinstance(node, nodes.admonition) or isinstance(node, ADMONITIONS):
-            return self.admonition(node)
+            return self.admonition(node, quoted)
         if is_proof_environment(node):
             return self.proof_environment(node)
         if isinstance(node, nodes.table):
@@ -195,13 +195,13 @@ class Writer:
             lines.append(line)
         return "\n".join(lines)
 
-    def admonition(self, node) -> str:
+    def admonition(self, node, quoted=False) -> str:
         if node.children and isinstance(node[0], nodes.title):
             title, body = self.line(node[0]), node.children[1:]
         else:
             title, body = escape(str(admonitionlabels[node.tagname])), node.children
         if "dropdown" in node.get("classes", []):
-            return f"<details>\n<summary>{without_links(title)}</summary>\n\n{self.blocks(body)}\n\n</details>"
+            return f"<details>\n<summary>{without_links(title)}</summary>\n\n{self.blocks(body, quoted)}\n\n</details>"
         return quote(f"**{title}**\n\n{self.blocks(body, quoted=True)}")
 
     def proof_environment(self, node) -> str:
@@ -297,11 +297,10 @@ class Writer:
             url = f"{self.page_url}#{node['refid']}"
         else:
             raise Unsupported(node, "a reference with no target")
-        if "bibtex-citation" in node.parent.get("classes", []) or any(
-                "bibtex-citation" in ancestor.get("classes", []) for ancestor in self.ancestors(node)):
-            page, _, anchor = url.partition("#")
+        if any("bibtex-citation" in ancestor.get("classes", []) for ancestor in self.ancestors(node)):
+            page, _, anchor = url.partition("#")  # a citation: its entry is listed at the notebook's end
             self.cited.setdefault(anchor, page)
-        if re.search(r"\]\(", text):
+        if re.search(r"(?<!\\)\]\(", text):
             raise Unsupported(node, "a link inside the text of a link")
         destination = f"<{url}>" if re.search(r"[\s()<>]", url) else url
         return f"[{text}]({destination})"

@@ -18,7 +18,7 @@ NBVAL := $(BIN)/python -m pytest --nbval --nbval-current-env -p no:cacheprovider
 
 .DEFAULT_GOAL := book
 .PHONY: book pdf test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests \
-	linkcheck bench lab notebooks clean
+	linkcheck bench lab notebooks colab clean
 
 # Requirements are exact pins; the companion is installed editable, on top, without
 # letting its lower bounds move any pin.
@@ -112,7 +112,7 @@ linkcheck: $(INSTALLED) $(MATHJAX) $(VEGA)
 bench: $(INSTALLED) $(MATHJAX) $(VEGA)
 	$(BIN)/python benchmarks/run.py
 
-# Open the chapters in JupyterLab.
+# Open the chapters in JupyterLab, which renders their MyST with jupyterlab-myst (requirements.txt).
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab notebooks
 
@@ -120,6 +120,13 @@ lab: $(INSTALLED)
 notebooks: $(INSTALLED)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False notebooks/*.ipynb
+
+# The reader notebooks for Colab: the book build writes them to _build/colab, from the pages it has
+# just resolved (book/_ext/reader_notebooks.py); this replaces the committed copies in colab/ with them.
+# Run it after changing a chapter, and commit colab/ (a browser test fails on a stale copy).
+colab: book
+	rm -f colab/*.ipynb
+	cp _build/colab/*.ipynb colab/
 
 clean:
 	rm -rf _build build

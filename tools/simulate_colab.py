@@ -1,5 +1,8 @@
 """Run every chapter as a new Colab user would, from a wheel, in an environment like Colab's.
 
+The chapters run are the reader notebooks in colab/, the copies that Colab opens (`make colab` writes
+them from the chapters, with the chapters' own code cells).
+
 The environment is Colab's: its Python (3.13, found under pyenv or on PATH) and its preinstalled
 packages at Colab's versions, both read from tools/colab-preinstalled.txt, which names its source.
 For each chapter: a fresh directory holding only that notebook, and the chapter's own setup cell
@@ -14,7 +17,7 @@ reused while its package list is unchanged and nothing else is installed in it; 
 builds it, so that `make test` can build it in the background while the other tests run (a lock
 makes the chapters wait for it).
 
-Usage: python tools/simulate_colab.py [notebooks/NN_name.ipynb ...]   (default: every chapter)
+Usage: python tools/simulate_colab.py [colab/NN_name.ipynb ...]   (default: every reader notebook)
        python tools/simulate_colab.py --prepare
 Set COLAB_PYTHON to the interpreter to use if it is not found.
 """
@@ -33,6 +36,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from book_links import READER_NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parent.parent
 PREINSTALLED = ROOT / "tools" / "colab-preinstalled.txt"
@@ -223,4 +228,4 @@ if __name__ == "__main__":
         print(f"Colab-like environment ready in {ENVIRONMENT} after {time.perf_counter() - began:.0f} s")
         sys.exit(0)
     chosen = [Path(argument).resolve() for argument in sys.argv[1:]]
-    sys.exit(main(chosen or sorted((ROOT / "notebooks").glob("*.ipynb"))))
+    sys.exit(main(chosen or sorted(READER_NOTEBOOKS.glob("*.ipynb"))))

@@ -6,7 +6,16 @@ import tomllib
 from pathlib import Path
 
 import yaml
-from book_links import colab_link, colab_url, companion_version, repository, setup_cell_source
+from book_links import (
+    READER_NOTEBOOKS,
+    colab_link,
+    colab_url,
+    companion_version,
+    pages_url,
+    repository,
+    setup_cell_source,
+    toc_notebooks,
+)
 
 ROOT = Path(__file__).parents[2]
 
@@ -39,13 +48,29 @@ def test_every_chapter_links_to_itself_in_colab():
         assert title.count("colab.research.google.com") == 1
 
 
-def test_colab_urls_follow_the_configured_repository_and_branch():
+def test_colab_urls_open_the_reader_notebooks_of_the_configured_repository_and_branch():
     url, branch = repository()
     owner_and_name = url.removeprefix("https://github.com/")
     assert re.fullmatch(r"[\w.-]+/[\w.-]+", owner_and_name)
     assert colab_url("02_loop_version.ipynb") == (
-        f"https://colab.research.google.com/github/{owner_and_name}/blob/{branch}/notebooks/02_loop_version.ipynb"
+        f"https://colab.research.google.com/github/{owner_and_name}/blob/{branch}/colab/02_loop_version.ipynb"
     )
+    assert READER_NOTEBOOKS == ROOT / "colab"
+
+
+def test_the_published_book_is_the_repositorys_github_pages_site():
+    owner, name = repository()[0].removeprefix("https://github.com/").split("/")
+    assert pages_url() == f"https://{owner.lower()}.github.io/{name}/"
+
+
+def test_every_notebook_of_the_book_has_a_reader_notebook_and_no_other_is_there():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    entries = [toc["root"]] + [chapter["file"] for part in toc["parts"] for chapter in part["chapters"]]
+    notebooks = toc_notebooks()
+    assert [path.relative_to(ROOT).with_suffix("").as_posix() for path in notebooks] == [
+        entry for entry in entries if (ROOT / f"{entry}.ipynb").is_file()]
+    assert set(NOTEBOOKS) <= set(notebooks)  # every chapter in notebooks/ is in the book
+    assert sorted(path.name for path in READER_NOTEBOOKS.glob("*.ipynb")) == sorted(path.name for path in notebooks)
 
 
 def test_launch_buttons_and_package_metadata_use_the_same_repository():

@@ -335,8 +335,8 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def _computed(self, positions: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """Rows for integer `positions` (any shape) computed in x's dtype on x's device."""
-        pairs = anchored_rows(positions.reshape(-1), self._frequencies(x.device))
-        return pairs_to_table(pairs, self.layout, x.dtype).reshape(*positions.shape, self.d_model)
+        sines, cosines = anchored_rows(positions.reshape(-1), self._frequencies(x.device))
+        return pairs_to_table(sines, cosines, self.layout, x.dtype).reshape(*positions.shape, self.d_model)
 
     def _cache_usable(self, x: torch.Tensor) -> bool:
         return self.pe.shape[0] > 0 and self.pe.dtype == x.dtype and self.pe.device == x.device
@@ -460,13 +460,24 @@ class SinusoidalPositionalEncoding(nn.Module):
                 f"x must be a real floating tensor of token embeddings, got "
                 f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}"
             )
-        if x.ndim != 3:
+        shape = x.shape
+        if len(shape) != 3:
             layout = "(batch, seq_len, d_model)" if self.batch_first else "(seq_len, batch, d_model)"
-            raise ValueError(f"x must have shape {layout}, got shape {tuple(x.shape)}")
-        if x.shape[2] != self.d_model:
-            check_last_dim(x.shape, self.d_model, "x")
-        seq_len, batch = (x.shape[1], x.shape[0]) if self.batch_first else (x.shape[0], x.shape[1])
-        rows = self._rows(positions, seq_len, batch, x)
+            raise ValueError(f"x must have shape {layout}, got shape {tuple(shape)}")
+        if shape[2] != self.d_model:
+            check_last_dim(shape, self.d_model, "x")
+        seq_len, batch = (shape[1], shape[0]) if self.batch_first else (shape[0], shape[1])
+        pe = self.pe
+        # The common case first, in as few Python steps as a hand-written table add: a slice of the cache.
+        if (positions is None or type(positions) is int) and not torch.compiler.is_compiling():
+            offset = positions or 0
+            if (0 <= offset and offset + seq_len <= pe.shape[0] and x.dtype is pe.dtype
+                    and ((x.is_cpu and pe.is_cpu) or x.device == pe.device)):
+                rows = pe[offset : offset + seq_len]
+            else:
+                rows = self._run(offset, seq_len, x)
+        else:
+            rows = self._rows(positions, seq_len, batch, x)
         if not self.batch_first:
             rows = rows.unsqueeze(1) if rows.ndim == 2 else rows.transpose(0, 1)
         encoded = x * self._factor + rows if self.scale else x + rows

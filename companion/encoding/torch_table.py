@@ -205,13 +205,16 @@ def _sine_first(angles: torch.Tensor) -> torch.Tensor:
     return torch.complex(torch.sin(angles), torch.cos(angles))
 
 
-def anchored_rows(positions: torch.Tensor, omega: torch.Tensor) -> torch.Tensor:
-    """The (sin, cos) pairs of integer `positions` by angle addition from their anchors, in float64.
+def anchored_rows(positions: torch.Tensor, omega: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The sines and cosines of integer `positions` by angle addition from their anchors, in float64.
 
     Each position ``p`` is split into ``a = 64 * floor(p / 64)`` and ``b = p - a``; the sines and
-    cosines of ``a * omega`` and ``b * omega`` are evaluated directly, and combined by one complex
-    product, as :func:`consecutive_table` combines them.  Elementwise in the positions, so it
-    traces with dynamic shapes, under ``vmap`` and inside ``torch.cond``.
+    cosines of ``a * omega`` and ``b * omega`` are evaluated directly and combined as
+    ``sin a cos b + cos a sin b`` and ``cos a cos b - sin a sin b``: the same products and sums,
+    rounded the same way, as the complex product of :func:`consecutive_table`, so the rows are
+    the same.  Real arithmetic, elementwise in the positions: it traces with dynamic shapes, under
+    ``vmap`` and inside ``torch.cond``, and Inductor generates code for it (it does not for
+    complex numbers).
 
     Parameters
     ----------
@@ -222,19 +225,33 @@ def anchored_rows(positions: torch.Tensor, omega: torch.Tensor) -> torch.Tensor:
 
     Returns
     -------
-    Tensor, shape (n, d_model // 2), dtype complex128
-        Real part ``sin(omega p)``, imaginary part ``cos(omega p)``.
+    sines, cosines : Tensor, shape (n, d_model // 2), dtype float64
+        ``sin(omega p)`` and ``cos(omega p)``.
 
     Examples
     --------
     >>> omega = torch_angular_frequencies(4)
-    >>> pairs = anchored_rows(torch.tensor([0, 65]), omega)
-    >>> torch.allclose(pairs.real, torch.sin(torch.tensor([[0.0], [65.0]], dtype=torch.float64) * omega))
+    >>> sines, cosines = anchored_rows(torch.tensor([0, 65]), omega)
+    >>> torch.allclose(sines, torch.sin(torch.tensor([[0.0], [65.0]], dtype=torch.float64) * omega))
     True
     """
     positions = positions.to(torch.float64)
     anchors = torch.floor(positions / ANCHOR_SPACING) * ANCHOR_SPACING
-    return _sine_first(anchors[:, None] * omega) * _expi_conjugate((positions - anchors)[:, None] * omega)
+    at_anchor, step = anchors[:, None] * omega, (positions - anchors)[:, None] * omega
+    sin_a, cos_a, sin_b, cos_b = torch.sin(at_anchor), torch.cos(at_anchor), torch.sin(step), torch.cos(step)
+    return sin_a * cos_b + cos_a * sin_b, cos_a * cos_b - sin_a * sin_b
+
+
+def direct_rows(positions: torch.Tensor, omega: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``sin(p omega)`` and ``cos(p omega)`` for each position, evaluated directly in float64 (differentiable)."""
+    angles = positions.to(torch.float64)[:, None] * omega
+    return torch.sin(angles), torch.cos(angles)
+
+
+def pairs_to_table(sines: torch.Tensor, cosines: torch.Tensor, layout: str, dtype: torch.dtype) -> torch.Tensor:
+    """Float64 sines and cosines, shape (n, half), as one table of `dtype` in `layout` (traceable, differentiable)."""
+    values = torch.stack([sines, cosines], dim=-1 if layout == "interleaved" else -2)
+    return _rounded_differentiably(values.flatten(-2), dtype)
 
 
 def _place_pairs(table: torch.Tensor, pairs: torch.Tensor, layout: str) -> None:
@@ -244,15 +261,18 @@ def _place_pairs(table: torch.Tensor, pairs: torch.Tensor, layout: str) -> None:
         # complex64/128 is (real, imaginary) side by side: the interleaved columns, written in one pass
         torch.view_as_complex(table.view(*table.shape[:-1], -1, 2)).copy_(pairs)
         return
-    values = torch.view_as_real(pairs).flatten(-2)  # interleaved float64 values
-    if dtype in _HALF_FORMATS:
-        values = round_to_dtype(values, dtype)
+    _place_columns(table, pairs.real, pairs.imag, layout)
+
+
+def _place_columns(table: torch.Tensor, sines: torch.Tensor, cosines: torch.Tensor, layout: str) -> None:
+    """Write float64 sines and cosines into the float `table`'s columns for `layout`, rounding each value once."""
+    if table.dtype in _HALF_FORMATS:
+        sines, cosines = round_to_dtype(sines, table.dtype), round_to_dtype(cosines, table.dtype)
+    half = table.shape[-1] // 2
     if layout == "interleaved":
-        table.copy_(values)
+        table[..., 0::2], table[..., 1::2] = sines, cosines
     else:
-        half = table.shape[-1] // 2
-        table[..., :half] = values[..., 0::2]
-        table[..., half:] = values[..., 1::2]
+        table[..., :half], table[..., half:] = sines, cosines
 
 
 def _allocate(rows: int, d_model: int, dtype: torch.dtype, device: torch.device | str | None) -> torch.Tensor:
@@ -306,7 +326,7 @@ def consecutive_table(
     table = _allocate(seq_len, 2 * half, dtype, omega.device)
     if seq_len < _SHORT_RUN:
         positions = torch.arange(start, start + seq_len, dtype=torch.float64, device=omega.device)
-        _place_pairs(table, anchored_rows(positions, omega), layout)
+        _place_columns(table, *anchored_rows(positions, omega), layout)
         return table
     first_anchor = start - start % ANCHOR_SPACING
     steps = _expi_conjugate(torch.arange(ANCHOR_SPACING, dtype=torch.float64, device=omega.device)[:, None] * omega)
@@ -383,17 +403,6 @@ def tracing(*tensors: torch.Tensor) -> bool:
     if torch.compiler.is_compiling():
         return True
     return any(torch._C._functorch.is_functorch_wrapped_tensor(tensor) for tensor in tensors)
-
-
-def direct_rows(positions: torch.Tensor, omega: torch.Tensor) -> torch.Tensor:
-    """``sin(p omega) + i cos(p omega)`` for each position, evaluated directly in float64 (differentiable)."""
-    return _sine_first(positions.to(torch.float64)[:, None] * omega)
-
-
-def pairs_to_table(pairs: torch.Tensor, layout: str, dtype: torch.dtype) -> torch.Tensor:
-    """Complex (sin, cos) pairs, shape (n, half), as a float table of `dtype` in `layout` (traceable, differentiable)."""
-    values = torch.stack([pairs.real, pairs.imag], dim=-1 if layout == "interleaved" else -2)
-    return _rounded_differentiably(values.flatten(-2), dtype)
 
 
 def torch_sinusoidal_encoding(
@@ -479,7 +488,7 @@ def torch_sinusoidal_encoding(
     positions = _as_positions(positions, compute)
     omega = frequencies(d_model, base, spacing, compute)
     if positions.requires_grad or tracing(positions):
-        return pairs_to_table(direct_rows(positions, omega), layout, dtype).to(target)
+        return pairs_to_table(*direct_rows(positions, omega), layout, dtype).to(target)
     start = _consecutive_start(positions) if positions.device.type != "meta" else None
     if start is not None:
         return consecutive_table(start, positions.shape[0], omega, layout=layout, dtype=dtype).to(target)
@@ -487,5 +496,5 @@ def torch_sinusoidal_encoding(
     chunks = _HALF_CHUNKS if dtype in _HALF_FORMATS else _CHUNKS
     rows = max(1, -(-positions.shape[0] // chunks), _MIN_CHUNK // (d_model // 2))
     for first in range(0, positions.shape[0], rows):
-        _place_pairs(table[first : first + rows], direct_rows(positions[first : first + rows], omega), layout)
+        _place_columns(table[first : first + rows], *direct_rows(positions[first : first + rows], omega), layout)
     return table.to(target)

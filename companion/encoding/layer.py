@@ -48,7 +48,21 @@ _TABLE_SETTINGS = ("d_model", "base", "layout", "spacing", "scale")
 
 
 class TableMismatchError(ValueError):
-    """A checkpoint was saved from a layer whose table differs from this one's."""
+    """A checkpoint was saved from a layer whose table differs from this one's.
+
+    Raised by :meth:`SinusoidalPositionalEncoding.load_state_dict` (through
+    :meth:`~SinusoidalPositionalEncoding.set_extra_state`); a ValueError, so code that catches
+    those catches it too.
+
+    Examples
+    --------
+    >>> saved = SinusoidalPositionalEncoding(8, layout="concatenated").state_dict()
+    >>> try:
+    ...     SinusoidalPositionalEncoding(8).load_state_dict(saved)
+    ... except TableMismatchError as error:
+    ...     print(str(error).split(". ")[0])
+    the checkpoint was saved from a SinusoidalPositionalEncoding with another table: checkpoint d_model=8, base=10000.0, layout='concatenated', spacing='paper', scale=True; this layer d_model=8, base=10000.0, layout='interleaved', spacing='paper', scale=True
+    """
 
 
 def _check_flag(value: object, name: str) -> bool:

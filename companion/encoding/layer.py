@@ -494,7 +494,11 @@ class SinusoidalPositionalEncoding(nn.Module):
             rows = self._rows(positions, seq_len, batch, x)
         if not self.batch_first:
             rows = rows.unsqueeze(1) if rows.ndim == 2 else rows.transpose(0, 1)
-        encoded = x * self._factor + rows if self.scale else x + rows
+        if self.scale:
+            encoded = x * self._factor
+            encoded += rows  # x * sqrt(d) + rows, rounded the same, without a second new tensor
+        else:
+            encoded = x + rows
         if self.training and self.dropout.p > 0:
             encoded = self.dropout(encoded)
         return encoded

@@ -1,7 +1,7 @@
-"""`make bench`: the table builders over fresh processes, each chapter's run time, the book build.
+"""`make bench`: the table builders and the layer over fresh processes, each chapter's run time, the book build.
 
-Usage: python benchmarks/run.py [--tables] [--chapters] [--book] [--processes N] [--record]
-(all three parts by default)
+Usage: python benchmarks/run.py [--tables] [--layer] [--chapters] [--book] [--processes N] [--record]
+(all four parts by default)
 
 Speed targets are asserted here, and only here (the chapters show timings but never assert them):
 
@@ -9,11 +9,18 @@ Speed targets are asserted here, and only here (the chapters show timings but ne
 - at 4096 x 512, the companion's numpy builder takes at most half the time of the fastest
   float32 recipe (the median over fresh processes of the ratio within each process), and its
   median time over the processes is within 1.3 times the fastest process's (a builder whose
-  speed depends on what a process did before would fail this).
+  speed depends on what a process did before would fail this);
+- at 4096 x 512, the companion's torch builder (angle addition for consecutive positions) takes
+  at most 0.6 of the time of the pow recipe (d2l's), the same kind of median of ratios;
+- the layer, against the hand-written table add it replaces (benchmarks/layer_speed.py, batch 8, seq_len
+  512, d_model 512, float32, one thread): position ids inside the cache at most 1.2 times
+  ``x * sqrt(d) + table[ids]``; ``max_len=None`` after its first call at most 1.2 times the cached
+  layer; one decoding step at most 2 times ``x * sqrt(d) + table[t : t + 1]``.
 
-Every table run is a fresh Python process running companion.book.benchmark.benchmark; the summary is
-written to _build/benchmark.json, and with --record also to data/benchmark.json, the figures the
-chapters quote.
+Every run is a fresh Python process (companion.book.benchmark.benchmark for the tables,
+benchmarks/layer_speed.py for the layer); the summary is written to _build/benchmark.json, and with
+--record the tables' also to data/benchmark.json, the figures the chapters quote, and the layer's
+to data/layer_benchmark.json.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import json
 import os
 import pathlib
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,6 +40,7 @@ import time
 import nbformat
 from nbclient import NotebookClient
 
+import layer_speed as layer_benchmark  # benchmarks/layer_speed.py, beside this script
 from companion.book.benchmark import format_summary, summarize_processes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -41,6 +50,8 @@ BOOK_BUDGET_SECONDS = 120
 TARGET_SIZE = (4096, 512)
 TARGET_RATIO = 0.5
 TARGET_SPREAD = 1.3
+TORCH_TARGET_RATIO = 0.6
+LAYER_SCRIPT = ROOT / "benchmarks" / "layer_speed.py"
 ROUNDS = 7
 
 ONE_PROCESS = """
@@ -92,6 +103,39 @@ def check_tables(summary: list[dict]) -> list[str]:
     return failures
 
 
+def torch_to_pow_recipe(runs: list[dict]) -> float:
+    """Median over processes of companion (torch) / pow recipe (torch) at the target size, in each process."""
+    ratios = []
+    for run in runs:
+        seconds = {row["method"]: row["seconds"] for row in run["builders"]
+                   if (row["seq_len"], row["d_model"]) == TARGET_SIZE}
+        ratios.append(seconds["companion (torch)"] / seconds["pow recipe (torch)"])
+    return statistics.median(ratios)
+
+
+def check_torch_table(runs: list[dict]) -> list[str]:
+    ratio = torch_to_pow_recipe(runs)
+    size = f"{TARGET_SIZE[0]} x {TARGET_SIZE[1]}"
+    print(f"At {size}: companion (torch) takes {ratio:.2f} of the pow recipe's (d2l's) time "
+          f"(target at most {TORCH_TARGET_RATIO}).")
+    return [f"companion (torch) at {size}: {ratio:.2f} of the pow recipe"] if ratio > TORCH_TARGET_RATIO else []
+
+
+def time_layer(processes: int) -> tuple[list[dict], list[list[dict]]]:
+    runs = []
+    for index in range(processes):
+        result = subprocess.run([sys.executable, str(LAYER_SCRIPT), str(ROUNDS)], check=True, capture_output=True,
+                                text=True)
+        runs.append(json.loads(result.stdout))
+        print(f"  process {index + 1} of {processes} done", flush=True)
+    return layer_benchmark.summarize(runs), runs
+
+
+def check_layer(summary: list[dict]) -> list[str]:
+    return [f"layer, {row['case']}: {row['ratio']:.2f} of the hand-written add (target {row['target']:g})"
+            for row in summary if row["target"] is not None and row["ratio"] > row["target"]]
+
+
 def time_chapters() -> list[tuple[str, float]]:
     timings = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
@@ -116,14 +160,15 @@ def time_book() -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for part in ("tables", "chapters", "book"):
+    for part in ("tables", "layer", "chapters", "book"):
         parser.add_argument(f"--{part}", action="store_true", help=f"run the {part} benchmark")
     parser.add_argument("--processes", type=int, default=5, help="fresh processes for the tables (at least 3)")
     parser.add_argument("--record", action="store_true", help="also write data/benchmark.json")
     args = parser.parse_args()
     if args.processes < 3:
         parser.error("--processes must be at least 3")
-    everything = not (args.tables or args.chapters or args.book)
+    everything = not (args.tables or args.layer or args.chapters or args.book)
+    build = {}
     failures = []
     if everything or args.tables:
         print(f"Float32 table builders in {args.processes} fresh processes, median of {ROUNDS} rounds each, "
@@ -134,14 +179,31 @@ def main() -> int:
         print("The float64 table, chapter 2's comparison (ratios to the loop's time):")
         print(format_summary(summaries["loop"], reference="loop"))
         failures += check_tables(summaries["builders"])
+        failures += check_torch_table(runs)
         record = {"machine": machine(), "date": datetime.date.today().isoformat(), "processes": args.processes,
                   "rounds": ROUNDS, **summaries}
-        (ROOT / "_build").mkdir(exist_ok=True)
-        (ROOT / "_build" / "benchmark.json").write_text(json.dumps({**record, "runs": runs}, indent=1) + "\n")
+        build.update(record, runs=runs)
         if args.record:
             (ROOT / "data" / "benchmark.json").write_text(json.dumps(record, indent=1) + "\n")
             print("recorded in data/benchmark.json")
         print()
+    if everything or args.layer:
+        print(f"The layer against the hand-written table add in {args.processes} fresh processes, median of "
+              f"{ROUNDS} rounds each, float32, one thread (batch {layer_benchmark.BATCH}, seq_len "
+              f"{layer_benchmark.SEQ_LEN}, d_model {layer_benchmark.D_MODEL}):", flush=True)
+        layer_summary, layer_runs = time_layer(args.processes)
+        print(layer_benchmark.format_rows(layer_summary))
+        failures += check_layer(layer_summary)
+        layer_record = {"machine": machine(), "date": datetime.date.today().isoformat(),
+                        "processes": args.processes, "rounds": ROUNDS, "layer": layer_summary}
+        build.update(layer=layer_summary, layer_runs=layer_runs)
+        if args.record:
+            (ROOT / "data" / "layer_benchmark.json").write_text(json.dumps(layer_record, indent=1) + "\n")
+            print("recorded in data/layer_benchmark.json")
+        print()
+    if build:
+        (ROOT / "_build").mkdir(exist_ok=True)
+        (ROOT / "_build" / "benchmark.json").write_text(json.dumps(build, indent=1) + "\n")
     if everything or args.chapters:
         print("Chapters, executed one by one:")
         for name, seconds in time_chapters():

@@ -17,11 +17,13 @@ Only numpy is needed to import it; the torch-backed names are loaded on first us
 (4, 8)
 """
 
+from typing import TYPE_CHECKING
+
 from ._environment import require
 
 require("numpy")
 
-from ._lazy import lazy_names  # noqa: E402
+from ._lazy import available, lazy_names  # noqa: E402
 from .analysis.similarity import cosine_similarity  # noqa: E402
 from .encoding import (  # noqa: E402
     LAYOUTS,
@@ -36,22 +38,27 @@ from .encoding import (  # noqa: E402
     wavelengths,
 )
 
-__getattr__ = lazy_names(__name__, {name: f".encoding{module}" for name, module in TORCH_BACKED.items()})
+if TYPE_CHECKING:  # what type checkers see; at run time these are imported on first use
+    from .encoding.layer import SinusoidalPositionalEncoding as SinusoidalPositionalEncoding
+    from .encoding.torch_table import round_to_dtype as round_to_dtype
+    from .encoding.torch_table import torch_sinusoidal_encoding as torch_sinusoidal_encoding
+else:
+    __getattr__ = lazy_names(__name__, {name: f".encoding{module}" for name, module in TORCH_BACKED.items()})
 
 __version__ = "0.1.0"
 
+# `from companion import *` imports the torch-backed names only where torch is installed.
 __all__ = [
     "LAYOUTS",
     "PAIRINGS",
     "SPACINGS",
-    "SinusoidalPositionalEncoding",
     "angular_frequencies",
     "apply_rotary",
     "cosine_similarity",
     "layout_permutation",
     "loop_encoding",
-    "round_to_dtype",
     "sinusoidal_encoding",
-    "torch_sinusoidal_encoding",
     "wavelengths",
 ]
+if available("torch"):
+    __all__ += ["SinusoidalPositionalEncoding", "round_to_dtype", "torch_sinusoidal_encoding"]

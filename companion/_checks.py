@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Literal
 
 import numpy as np
 
 LAYOUTS = ("interleaved", "concatenated")
+
+#: The column layouts and frequency spacings, as types (for annotations).
+Layout = Literal["interleaved", "concatenated"]
+Spacing = Literal["paper", "tensor2tensor"]
 
 #: How the angular frequencies are spaced: the paper's base ** (-2i / d_model), or
 #: tensor2tensor's base ** (-i / (d_model / 2 - 1)), which fairseq, Marian's and Hugging
@@ -102,7 +107,7 @@ def check_base(base) -> float:
         value = float(base)
     except OverflowError:  # an int beyond float's range, such as 10**400
         value = math.inf
-    if not math.isfinite(value) or value <= 1:
+    if not 1 < value < math.inf:  # comparisons only (NaN fails both): traceable by torch.compile
         shown = f"{base}" if value == value and abs(value) != math.inf else f"{base!r:.40}"
         raise ValueError(
             f"base must be a finite real number greater than 1 (the paper uses "

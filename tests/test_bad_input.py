@@ -229,3 +229,58 @@ def test_apply_rotary_refuses_what_is_not_real(x):
 def test_cosine_similarity_refuses_what_is_not_real(a, b):
     with pytest.raises(TypeError):
         cosine_similarity(a, b)
+
+
+# ---- issue 19: inputs that met another library's error instead of the package's own
+
+
+@pytest.mark.parametrize("offset", [2**63, 10**30, -(2**62), 2**53])
+def test_an_offset_beyond_2_53_is_refused_naming_positions(offset):
+    with pytest.raises(ValueError, match=r"positions \(an offset\) must keep every position within magnitude 2\*\*53"):
+        SinusoidalPositionalEncoding(8, 4)(torch.zeros(1, 3, 8), positions=offset)
+
+
+def test_position_ids_beyond_2_53_are_refused():
+    with pytest.raises(ValueError, match=r"positions must have magnitude at most 2\*\*53"):
+        SinusoidalPositionalEncoding(8, 4)(torch.zeros(1, 2, 8), positions=torch.tensor([0, 2**60]))
+
+
+def test_position_ids_on_the_meta_device_with_real_x_are_refused():
+    with pytest.raises(ValueError, match="positions is on the meta device and x on the cpu device"):
+        SinusoidalPositionalEncoding(8, 4)(torch.zeros(1, 3, 8), positions=torch.arange(3, device="meta"))
+
+
+def test_a_0d_tensor_offset_is_an_offset():
+    layer = SinusoidalPositionalEncoding(8, 4)
+    x = torch.randn(2, 3, 8)
+    assert torch.equal(layer(x, positions=torch.tensor(7)), layer(x, positions=7))
+
+
+def test_a_cache_too_large_to_allocate_gets_the_packages_message():
+    with pytest.raises(ValueError, match=r"a table of 1000000000 positions x d_model=1024 \(3\.81e\+03 GiB\) is too large"):
+        SinusoidalPositionalEncoding(1024, 10**9)
+    with pytest.raises(ValueError, match="too large to allocate"):
+        SinusoidalPositionalEncoding(1024, 2**40)
+
+
+NUMPY_ONLY = """
+import sys
+sys.modules["torch"] = None  # a numpy-only install
+import companion
+from companion import *
+assert "sinusoidal_encoding" in dir() and "SinusoidalPositionalEncoding" not in dir()
+assert not hasattr(companion, "SinusoidalPositionalEncoding") and getattr(companion, "round_to_dtype", None) is None
+try:
+    from companion import SinusoidalPositionalEncoding
+except ImportError as error:
+    print(error)
+"""
+
+
+def test_a_numpy_only_install_has_no_torch_names_and_says_what_to_install():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", NUMPY_ONLY], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("the companion needs torch >= 2.1, which is not installed"), result.stdout

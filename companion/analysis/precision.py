@@ -16,9 +16,9 @@ from .._environment import require
 torch = require("torch")
 
 from .._checks import check_positions  # noqa: E402
-from ..book.recipes import annotated_transformer_encoding, d2l_encoding  # noqa: E402
 from ..encoding.angle_addition import interleaved_table  # noqa: E402
 from ..encoding.frequencies import angular_frequencies  # noqa: E402
+from ..encoding.recipes import annotated_transformer_encoding, d2l_encoding  # noqa: E402
 from ..encoding.table import sinusoidal_encoding  # noqa: E402
 from ..encoding.torch_table import torch_sinusoidal_encoding  # noqa: E402
 from .reference import reference_encoding  # noqa: E402

@@ -5,7 +5,9 @@ The numpy-backed names are imported with the package; the torch-backed ones
 on first use, so that importing the package does not import torch.
 """
 
-from .._lazy import lazy_names
+from typing import TYPE_CHECKING
+
+from .._lazy import available, lazy_names
 from .frequencies import SPACINGS, angular_frequencies, wavelengths
 from .layouts import LAYOUTS, layout_permutation
 from .loop import loop_encoding
@@ -17,19 +19,23 @@ TORCH_BACKED = {
     "round_to_dtype": ".torch_table",
     "torch_sinusoidal_encoding": ".torch_table",
 }
-__getattr__ = lazy_names(__name__, TORCH_BACKED)
+if TYPE_CHECKING:  # what type checkers see; at run time these are imported on first use
+    from .layer import SinusoidalPositionalEncoding as SinusoidalPositionalEncoding
+    from .torch_table import round_to_dtype as round_to_dtype
+    from .torch_table import torch_sinusoidal_encoding as torch_sinusoidal_encoding
+else:
+    __getattr__ = lazy_names(__name__, TORCH_BACKED)
 
 __all__ = [
     "LAYOUTS",
     "PAIRINGS",
     "SPACINGS",
-    "SinusoidalPositionalEncoding",
     "angular_frequencies",
     "apply_rotary",
     "layout_permutation",
     "loop_encoding",
-    "round_to_dtype",
     "sinusoidal_encoding",
-    "torch_sinusoidal_encoding",
     "wavelengths",
 ]
+if available("torch"):
+    __all__ += ["SinusoidalPositionalEncoding", "round_to_dtype", "torch_sinusoidal_encoding"]

@@ -2,24 +2,51 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
-from .._checks import check_d_model, check_dtype, check_layout, check_positions, too_large
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+from .._checks import Layout, Spacing, check_d_model, check_dtype, check_layout, check_positions, too_large
 from .angle_addition import interleaved_table
 from .frequencies import angular_frequencies
 from .layouts import layout_permutation
 
+if TYPE_CHECKING:  # for annotations only: the numpy table never imports torch
+    import torch
+
 __all__ = ["sinusoidal_encoding"]
 
+#: What `positions` may be: anything numpy reads as a 1-D array of reals, or a torch tensor.
+Positions = Union[ArrayLike, "torch.Tensor"]
+_Float16 = Union[type[np.float16], "np.dtype[np.float16]", Literal["float16"]]
+_Float32 = Union[type[np.float32], "np.dtype[np.float32]", Literal["float32"]]
+_Float64 = Union[type[np.float64], "np.dtype[np.float64]", Literal["float64"], type[float], None]
+
+
+@overload
+def sinusoidal_encoding(positions: Positions, d_model: int, *, base: float = ..., layout: Layout = ...,
+                        spacing: Spacing = ..., dtype: _Float64 = ...) -> NDArray[np.float64]: ...
+@overload
+def sinusoidal_encoding(positions: Positions, d_model: int, *, base: float = ..., layout: Layout = ...,
+                        spacing: Spacing = ..., dtype: _Float32) -> NDArray[np.float32]: ...
+@overload
+def sinusoidal_encoding(positions: Positions, d_model: int, *, base: float = ..., layout: Layout = ...,
+                        spacing: Spacing = ..., dtype: _Float16) -> NDArray[np.float16]: ...
+@overload
+def sinusoidal_encoding(positions: Positions, d_model: int, *, base: float = ..., layout: Layout = ...,
+                        spacing: Spacing = ..., dtype: DTypeLike) -> NDArray[np.floating[Any]]: ...
+
+
 def sinusoidal_encoding(
-    positions,
+    positions: Positions,
     d_model: int,
     *,
     base: float = 10_000.0,
-    layout: str = "interleaved",
-    spacing: str = "paper",
-    dtype=np.float64,
-) -> np.ndarray:
+    layout: Layout = "interleaved",
+    spacing: Spacing = "paper",
+    dtype: DTypeLike = np.float64,
+) -> NDArray[np.floating[Any]]:
     r"""Sinusoidal positional encoding of `positions` (Vaswani et al., 2017, Sec. 3.5).
 
     .. math::
@@ -57,7 +84,8 @@ def sinusoidal_encoding(
         ``spacing="tensor2tensor", layout="concatenated"`` is the table of
         tensor2tensor, fairseq, Marian and M2M100/NLLB.
     dtype : {float16, float32, float64}, default float64
-        Dtype of the returned table (a numpy dtype; None means float64).
+        Dtype of the returned table: a numpy dtype or its class (``np.float32``) or name
+        (``"float32"``); None means float64.  Type checkers see the returned array's dtype.
 
     Returns
     -------

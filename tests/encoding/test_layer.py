@@ -243,3 +243,43 @@ def test_exports_with_torch_export():
     x = torch.randn(2, 9, 16)
     exported = torch.export.export(layer, (x,))
     torch.testing.assert_close(exported.module()(x), layer(x), rtol=0, atol=0)
+
+
+# ---- the cache of max_len=None grows, as fairseq's table does; the rows are the same either way
+
+
+def test_max_len_none_grows_its_cache_to_what_is_asked_and_keeps_it_out_of_the_state_dict():
+    grown, fixed = SinusoidalPositionalEncoding(32, scale=False), SinusoidalPositionalEncoding(32, 4096, scale=False)
+    x = torch.zeros(2, 100, 32)
+    assert torch.equal(grown(x), fixed(x)) and grown.pe.shape == (100, 32)
+    assert torch.equal(grown(x[:, :20], positions=150), fixed(x[:, :20], positions=150)) and grown.pe.shape[0] == 200
+    ids = torch.tensor([[0, 5, 900], [3, 2, 1]])  # ids grow it too (doubling)
+    assert torch.equal(grown(x[:, :3], positions=ids), fixed(x[:, :3], positions=ids)) and grown.pe.shape[0] == 901
+    assert torch.equal(grown.pe, fixed.pe[:901])  # the same bits as a cache built at once
+    assert sorted(grown.state_dict()) == ["_extra_state"]
+
+
+def test_the_grown_cache_stops_at_its_limit_and_farther_rows_are_computed():
+    from companion.encoding.layer import GROWN_CACHE_ENTRIES
+
+    layer = SinusoidalPositionalEncoding(2048, scale=False)
+    limit = GROWN_CACHE_ENTRIES // 2048
+    out = layer(torch.zeros(1, 2, 2048), positions=limit + 5)
+    assert layer.pe.shape[0] == 0  # past the limit: computed, not cached
+    reference = torch.from_numpy(reference_encoding(np.arange(limit + 5, limit + 7), 2048))
+    assert (out[0].double() - reference).abs().max() <= 2.0**-25 + 1e-12
+
+
+def test_rows_by_id_by_offset_and_from_the_cache_are_the_same():
+    layer = SinusoidalPositionalEncoding(64, 128, scale=False)
+    x = torch.zeros(1, 300, 64)
+    by_offset = layer(x, positions=90)  # rows 90 .. 127 from the cache, 128 .. 389 computed
+    by_id = layer(x, positions=torch.arange(90, 390))
+    by_function = torch_sinusoidal_encoding(torch.arange(90, 390), 64)
+    assert torch.equal(by_offset[0], by_id[0]) and torch.equal(by_id[0], by_function)
+
+
+def test_a_step_inside_the_cache_is_a_view_of_it():
+    layer = SinusoidalPositionalEncoding(16, 32, scale=False).eval()
+    step = layer(torch.zeros(1, 1, 16), positions=7)
+    assert torch.equal(step[0, 0], layer.pe[7])

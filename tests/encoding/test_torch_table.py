@@ -9,7 +9,7 @@ import torch
 
 from companion import SinusoidalPositionalEncoding, angular_frequencies, sinusoidal_encoding, torch_sinusoidal_encoding
 from companion.analysis.reference import half_ulp, reference_encoding
-from companion.book.recipes import fairseq_encoding
+from companion.encoding.recipes import fairseq_encoding
 from companion.encoding.torch_table import round_to_dtype, torch_angular_frequencies
 
 

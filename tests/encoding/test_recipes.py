@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from companion import sinusoidal_encoding
-from companion.book.recipes import annotated_transformer_encoding, d2l_encoding, fairseq_encoding
+from companion.encoding.recipes import annotated_transformer_encoding, d2l_encoding, fairseq_encoding
 
 
 @pytest.mark.parametrize("recipe", [annotated_transformer_encoding, d2l_encoding])

@@ -6,8 +6,7 @@ test sequences from numpy generators derived from the same seed), trained on seq
 causal, so positions ``0 .. L - 1`` of the test give the accuracy at the training length, positions
 ``L .. 2L - 1`` the accuracy on the new positions of a sequence of length :math:`2L`, and positions
 ``2L .. 4L - 1`` those of a sequence of length :math:`4L`. Every experiment of the chapter is
-repeated from several seeds (:data:`SEEDS`, :class:`SeedRuns`) and reported as a mean with its
-range.
+repeated from several seeds (``SEEDS``, ``SeedRuns``) and reported as a mean with its range.
 """
 
 from __future__ import annotations

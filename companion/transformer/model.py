@@ -352,7 +352,7 @@ class SmallTransformer(nn.Module):
     def residual_stream(self, tokens: torch.Tensor, positions=None) -> torch.Tensor:
         """The residual stream: the input of the first block (embeddings and any added positions), then each block's output.
 
-        What a linear probe reads (:mod:`~companion.transformer.probe`): entry 0 is what the
+        What a linear probe reads (``companion.transformer.probe``): entry 0 is what the
         first block receives, entry ``i`` what block ``i`` writes back (before the final layer norm).
 
         Parameters

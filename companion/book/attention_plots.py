@@ -79,8 +79,10 @@ def plot_accuracy_by_position(accuracies, train_len: int, *, ax=None, title=None
 
     Parameters
     ----------
-    accuracies : dict of str to array_like, shape (seq_len,)
-        Label -> accuracy at each position (NaN where a position has no label).
+    accuracies : dict of str to array_like, shape (seq_len,) or (seeds, seq_len)
+        Label -> accuracy at each position (NaN where a position has no label). With one row per
+        seed, the line is the mean over the seeds and a shaded band spans their smallest to
+        largest value.
     train_len : int
         :math:`L`; dotted lines at :math:`L` and :math:`2L`.
     ax : matplotlib.axes.Axes, optional
@@ -98,21 +100,28 @@ def plot_accuracy_by_position(accuracies, train_len: int, *, ax=None, title=None
     Raises
     ------
     ValueError
-        If `accuracies` is empty or its arrays differ in length.
+        If `accuracies` is empty, or its arrays differ in length or are not 1-D or 2-D.
 
     Examples
     --------
     >>> ax = plot_accuracy_by_position({"a": [1.0, 1.0, 0.5, 0.2]}, train_len=2)
     >>> [float(limit) for limit in ax.get_ylim()]
     [0.0, 1.02]
+    >>> ax = plot_accuracy_by_position({"two seeds": [[1.0, 0.5], [1.0, 0.7]]}, train_len=1)
+    >>> ax.lines[0].get_ydata().tolist(), len(ax.collections)  # the mean, and the band
+    ([1.0, 0.6], 1)
     """
-    curves = {label: np.asarray(values, dtype=float) for label, values in accuracies.items()}
-    if not curves or len({curve.shape for curve in curves.values()}) != 1:
-        raise ValueError("accuracies must map labels to arrays of the same length")
+    curves = {label: np.atleast_2d(np.asarray(values, dtype=float)) for label, values in accuracies.items()}
+    if (not curves or len({curve.shape[1] for curve in curves.values()}) != 1
+            or any(np.ndim(values) not in (1, 2) for values in accuracies.values())):
+        raise ValueError("accuracies must map labels to arrays of the same length, 1-D or one row per seed")
     ax = _axes(ax)
     for index, (label, curve) in enumerate(curves.items()):
-        ax.plot(curve, label=label, linestyle=LINE_STYLES[index % len(LINE_STYLES)],
-                marker=MARKERS[index % len(MARKERS)], markersize=3, markevery=4)
+        line, = ax.plot(np.mean(curve, axis=0), label=label, linestyle=LINE_STYLES[index % len(LINE_STYLES)],
+                        marker=MARKERS[index % len(MARKERS)], markersize=3, markevery=4)
+        if len(curve) > 1:  # the range over the seeds
+            ax.fill_between(np.arange(curve.shape[1]), curve.min(axis=0), curve.max(axis=0),
+                            color=line.get_color(), alpha=0.18, linewidth=0)
     for multiple in (1, 2):
         ax.axvline(multiple * train_len - 0.5, color="black", linestyle=":", linewidth=1)
     if chance is not None:

@@ -1,21 +1,22 @@
-r"""Attention by hand (numpy): the four terms of a logit, and a head built from the shift rotation.
+r"""Attention by hand (numpy): the four terms of a score, and a head built from the shift rotation.
 
-With the encoding added to the token vectors, the logit of query position :math:`p` and key
-position :math:`q` in a head with projections :math:`W_q`, :math:`W_k` expands into four terms
-(attention as in Vaswani et al., 2017, Sec. 3.2.1, the encoding added as in Sec. 3.5):
+Notation of Vaswani et al. (2017, Sec. 3.2): row vectors, a query :math:`q_p = x_p W^Q` and a key
+:math:`k_s = x_s W^K` with :math:`W^Q, W^K` of shape ``(d_model, d_k)``, and the score
+:math:`q_p k_s^\top / \sqrt{d_k}`. With the encoding added to the token vectors (Sec. 3.5), the
+unscaled score of query position :math:`p` and key position :math:`s` expands into four terms:
 
 .. math::
 
-    (x_p + PE_p)^\top W_q^\top W_k (x_q + PE_q)
-    = \underbrace{x_p^\top M x_q}_{\text{content-content}}
-    + \underbrace{x_p^\top M\, PE_q}_{\text{content-position}}
-    + \underbrace{PE_p^\top M x_q}_{\text{position-content}}
-    + \underbrace{PE_p^\top M\, PE_q}_{\text{position-position}},
-    \qquad M = W_q^\top W_k .
+    (x_p + PE_p)\, W^Q (W^K)^\top (x_s + PE_s)^\top
+    = \underbrace{x_p M x_s^\top}_{\text{content-content}}
+    + \underbrace{x_p M\, PE_s^\top}_{\text{content-position}}
+    + \underbrace{PE_p M x_s^\top}_{\text{position-content}}
+    + \underbrace{PE_p M\, PE_s^\top}_{\text{position-position}},
+    \qquad M = W^Q (W^K)^\top .
 
 With :math:`M = \beta R(k)`, the shift rotation of :func:`~companion.analysis.linearity.rotation_matrix`,
-the position-position term is :math:`\beta\, PE(p - k) \cdot PE(q) = \beta \sum_i \cos \omega_i (q - p + k)`,
-largest at :math:`q = p - k`: a head that looks :math:`k` positions back, at every :math:`p`
+the position-position term is :math:`\beta\, PE_{p - k} \cdot PE_s = \beta \sum_i \cos \omega_i (s - p + k)`,
+largest at :math:`s = p - k`: a head that looks :math:`k` positions back, at every :math:`p`
 (:func:`offset_head`).
 """
 
@@ -30,18 +31,19 @@ import numpy as np
 from .._checks import check_count, check_d_model, check_offset, check_real_array
 from ..analysis.linearity import rotation_matrix
 
-__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "offset_head", "weight_from_offset",
-           "weight_on_offset"]
+__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "most_attended_offset", "offset_head",
+           "weight_from_offset", "weight_on_offset"]
 
 
 class LogitTerms(NamedTuple):
-    r"""The four terms of the attention logits, each of shape (seq_len, seq_len); rows are queries.
+    r"""The four terms of the attention scores, each of shape (seq_len, seq_len); rows are queries.
 
     Parameters
     ----------
     content_content, content_position, position_content, position_position : ndarray, shape (seq_len, seq_len)
-        :math:`x_p^\top M x_s`, :math:`x_p^\top M\,PE_s`, :math:`PE_p^\top M x_s` and
-        :math:`PE_p^\top M\,PE_s` for query :math:`p` (row) and key :math:`s` (column).
+        :math:`x_p M x_s^\top`, :math:`x_p M\,PE_s^\top`, :math:`PE_p M x_s^\top` and
+        :math:`PE_p M\,PE_s^\top` for query :math:`p` (row) and key :math:`s` (column), with
+        :math:`M = W^Q (W^K)^\top`.
 
     Examples
     --------
@@ -58,9 +60,8 @@ class LogitTerms(NamedTuple):
 
     @property
     def total(self) -> np.ndarray:
-        """The logits: the sum of the four terms."""
+        """The scores: the sum of the four terms."""
         return self.content_content + self.content_position + self.position_content + self.position_position
-
 
 
 def _square_maps(values, name: str) -> np.ndarray:
@@ -70,22 +71,38 @@ def _square_maps(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must have shape (..., seq_len, seq_len), got {values.shape}")
     return values
 
+
+def _checked_terms_inputs(x, pe, w_q, w_k) -> tuple[np.ndarray, ...]:
+    """The arguments of :func:`logit_terms` as float64 arrays, their shapes checked."""
+    x, pe = check_real_array(x, "x"), check_real_array(pe, "pe")
+    w_q, w_k = check_real_array(w_q, "w_q"), check_real_array(w_k, "w_k")
+    if x.ndim != 2 or x.shape != pe.shape:
+        raise ValueError(f"x and pe must both have shape (seq_len, d_model), got {x.shape} and {pe.shape}")
+    if w_q.ndim != 2 or w_q.shape != w_k.shape or w_q.shape[0] != x.shape[1]:
+        raise ValueError(
+            f"w_q and w_k must both have shape (d_model={x.shape[1]}, d_k), got {w_q.shape} and {w_k.shape}")
+    return x, pe, w_q, w_k
+
+
 def logit_terms(x, pe, w_q, w_k) -> LogitTerms:
-    r"""The attention logits of ``x + pe`` split into their four terms.
+    r"""The attention scores of ``x + pe`` split into their four terms.
+
+    Row vectors, as in Vaswani et al. (2017, Sec. 3.2.1): the query of position :math:`p` is
+    :math:`(x_p + PE_p) W^Q`, its key :math:`(x_p + PE_p) W^K`.
 
     Parameters
     ----------
     x : array_like, shape (seq_len, d_model)
-        Token vectors (the content).
+        Token vectors (the content), one row per position.
     pe : array_like, shape (seq_len, d_model)
         The positional encoding added to them.
-    w_q, w_k : array_like, shape (d_k, d_model)
-        Query and key projections: ``query = w_q @ (x_p + pe_p)``.
+    w_q, w_k : array_like, shape (d_model, d_k)
+        Query and key projections :math:`W^Q` and :math:`W^K`.
 
     Returns
     -------
     LogitTerms
-        ``content_content[p, q] = x_p^T M x_q`` and so on, with ``M = w_q^T w_k``; their
+        ``content_content[p, s] = x_p M x_s^T`` and so on, with ``M = w_q @ w_k.T``; their
         ``total`` equals ``(x + pe) @ M @ (x + pe).T`` (float64, unscaled: no :math:`1/\sqrt{d_k}`).
 
     Raises
@@ -99,20 +116,15 @@ def logit_terms(x, pe, w_q, w_k) -> LogitTerms:
     --------
     >>> rng = np.random.default_rng(0)
     >>> x, pe = rng.normal(size=(2, 5, 4))
-    >>> w_q, w_k = rng.normal(size=(2, 3, 4))
+    >>> w_q, w_k = rng.normal(size=(2, 4, 3))
     >>> terms = logit_terms(x, pe, w_q, w_k)
-    >>> bool(np.allclose(terms.total, (x + pe) @ w_q.T @ w_k @ (x + pe).T))
+    >>> bool(np.allclose(terms.total, ((x + pe) @ w_q) @ ((x + pe) @ w_k).T))
     True
     """
-    x, pe = check_real_array(x, "x"), check_real_array(pe, "pe")
-    w_q, w_k = check_real_array(w_q, "w_q"), check_real_array(w_k, "w_k")
-    if x.ndim != 2 or x.shape != pe.shape:
-        raise ValueError(f"x and pe must both have shape (seq_len, d_model), got {x.shape} and {pe.shape}")
-    if w_q.ndim != 2 or w_q.shape != w_k.shape or w_q.shape[1] != x.shape[1]:
-        raise ValueError(
-            f"w_q and w_k must both have shape (d_k, d_model={x.shape[1]}), got {w_q.shape} and {w_k.shape}")
-    m = w_q.T @ w_k
-    return LogitTerms(x @ m @ x.T, x @ m @ pe.T, pe @ m @ x.T, pe @ m @ pe.T)
+    x, pe, w_q, w_k = _checked_terms_inputs(x, pe, w_q, w_k)
+    m = w_q @ w_k.T  # the bilinear form W^Q (W^K)^T, (d_model, d_model)
+    return LogitTerms(content_content=x @ m @ x.T, content_position=x @ m @ pe.T,
+                      position_content=pe @ m @ x.T, position_position=pe @ m @ pe.T)
 
 
 def attention_weights(logits, *, causal: bool = False) -> np.ndarray:
@@ -156,11 +168,12 @@ def offset_head(offset: int, d_model: int, *, sharpness: float = 1.0,
                 base: float = 10_000.0) -> tuple[np.ndarray, np.ndarray]:
     r"""Query and key projections of a head that attends `offset` positions back, built from :math:`R(k)`.
 
-    ``w_q = sharpness * R(-k)`` turns the encoding of position :math:`p` into that of
-    :math:`p - k` (:math:`R(-k)\,PE(p) = PE(p - k)`, chapter on linearity); ``w_k`` is the
-    identity. On the encodings alone the logit of query :math:`p` and key :math:`q` is then
-    ``sharpness * PE(p - k) . PE(q)``, which is largest at :math:`q = p - k` and depends on
-    :math:`p` and :math:`q` only through :math:`q - p`. ``w_q.T @ w_k`` is ``sharpness * R(k)``.
+    With row vectors, :math:`PE_p R(k) = (R(k)^\top PE_p^\top)^\top = PE_{p - k}`
+    (:math:`R(k)^\top = R(-k)`, chapter on linearity), so ``w_q = sharpness * R(k)`` turns the
+    encoding of position :math:`p` into that of :math:`p - k`; ``w_k`` is the identity. On the
+    encodings alone the score of query :math:`p` and key :math:`s` is then
+    ``sharpness * PE(p - k) . PE(s)``, largest at :math:`s = p - k` and a function of
+    :math:`s - p` alone. The bilinear form ``w_q @ w_k.T`` is ``sharpness * R(k)``.
 
     Parameters
     ----------
@@ -169,7 +182,7 @@ def offset_head(offset: int, d_model: int, *, sharpness: float = 1.0,
     d_model : int
         Encoding width; positive and even.
     sharpness : float, default 1.0
-        Multiplies the logits (an inverse softmax temperature); larger puts more weight on
+        Multiplies the scores (an inverse softmax temperature); larger puts more weight on
         :math:`p - k`.
     base : float, default 10000.0
         The encoding's base.
@@ -177,6 +190,7 @@ def offset_head(offset: int, d_model: int, *, sharpness: float = 1.0,
     Returns
     -------
     w_q, w_k : ndarray, shape (d_model, d_model), float64
+        :math:`W^Q` and :math:`W^K`, acting on row vectors.
 
     Raises
     ------
@@ -190,15 +204,19 @@ def offset_head(offset: int, d_model: int, *, sharpness: float = 1.0,
     >>> from companion import sinusoidal_encoding
     >>> pe = sinusoidal_encoding(np.arange(12), 16)
     >>> w_q, w_k = offset_head(3, 16, sharpness=4.0)
-    >>> weights = attention_weights((pe @ w_q.T) @ (pe @ w_k.T).T)
+    >>> weights = attention_weights((pe @ w_q) @ (pe @ w_k).T)
     >>> weights[3:].argmax(axis=1).tolist()  # every query from position 3 on looks 3 back
     [0, 1, 2, 3, 4, 5, 6, 7, 8]
     """
-    offset = check_offset(offset)
+    offset, d_model = check_offset(offset), check_d_model(d_model)
+    sharpness = _check_sharpness(sharpness)
+    return sharpness * rotation_matrix(offset, d_model, base), np.eye(d_model)
+
+
+def _check_sharpness(sharpness) -> float:
     if isinstance(sharpness, bool) or not isinstance(sharpness, numbers.Real) or not math.isfinite(sharpness):
         raise TypeError(f"sharpness must be a finite real number, got {sharpness!r}")
-    d_model = check_d_model(d_model)
-    return sharpness * rotation_matrix(-offset, d_model, base), np.eye(d_model)
+    return float(sharpness)
 
 
 def diagonal_spread(matrix) -> float:
@@ -310,3 +328,33 @@ def weight_from_offset(weights, min_offset: int) -> np.ndarray:
     result = np.where(offsets >= min_offset, weights, 0.0).sum(axis=-1)
     result[..., : min(min_offset, seq_len)] = np.nan
     return result
+
+
+def most_attended_offset(weights) -> np.ndarray:
+    """How far back each query position puts its largest weight: ``p - argmax_s weights[..., p, s]``.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., seq_len, seq_len)
+        Attention weights, rows are queries (e.g. one map per head).
+
+    Returns
+    -------
+    ndarray, shape (..., seq_len), int64
+        The offset of each query's most attended key (negative if it lies ahead); ties go to the
+        earliest key.
+
+    Raises
+    ------
+    ValueError
+        If the last two axes are not square.
+    TypeError
+        If `weights` does not hold real numbers.
+
+    Examples
+    --------
+    >>> most_attended_offset(np.array([[1.0, 0.0, 0.0], [0.9, 0.1, 0.0], [0.2, 0.7, 0.1]])).tolist()
+    [0, 1, 1]
+    """
+    weights = _square_maps(weights, "weights")
+    return np.arange(weights.shape[-1]) - weights.argmax(axis=-1)

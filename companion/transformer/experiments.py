@@ -1,11 +1,12 @@
-"""The chapter's experiments: train at length L, evaluate at L, 2L and 4L, per scheme, base or seed.
+"""The chapter's experiments: train at length L, evaluate at L, 2L and 4L, per scheme, base and seed.
 
 One model is built from a seed (its initial weights from a torch generator, its batches and its
 test sequences from numpy generators derived from the same seed), trained on sequences of length
 :math:`L` = ``Setup.train_len`` and evaluated on sequences of length :math:`4L`. The model is
 causal, so positions ``0 .. L - 1`` of the test give the accuracy at the training length, positions
 ``L .. 2L - 1`` the accuracy on the new positions of a sequence of length :math:`2L`, and positions
-``2L .. 4L - 1`` those of a sequence of length :math:`4L`.
+``2L .. 4L - 1`` those of a sequence of length :math:`4L`. Every experiment of the chapter is
+repeated from several seeds (``SEEDS``, ``SeedRuns``) and reported as a mean with its range.
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ from .model import SmallTransformer  # noqa: E402
 from .positions import POSITION_SCHEMES  # noqa: E402
 from .training import PositionAccuracy, evaluate, fixed_threads, train  # noqa: E402
 
-__all__ = ["RANGES", "Run", "Setup", "accuracy_table", "compare_schemes", "look_back_weights", "mean_attention_maps",
-           "train_and_evaluate"]
+__all__ = ["RANGES", "SEEDS", "Run", "SeedRuns", "Setup", "accuracy_table", "compare_schemes", "look_back_weights",
+           "mean_and_range", "mean_attention_maps", "train_and_evaluate", "train_over_seeds"]
 
 #: The ranges of positions reported, as multiples of L: the training length, then the new
 #: positions of sequences twice and four times as long.
 RANGES = {"L": (0, 1), "2L": (1, 2), "4L": (2, 4)}
+
+#: The seeds of the chapter's runs (a fourth, 3, is trained by the tests).
+SEEDS = (0, 1, 2)
 
 
 @dataclass(frozen=True)
@@ -62,9 +66,9 @@ class Setup:
     num_heads: int = 4
     num_layers: int = 1
     d_ff: int = 64
-    steps: int = 150
-    batch_size: int = 128
-    learning_rate: float = 5e-3
+    steps: int = 100
+    batch_size: int = 64
+    learning_rate: float = 1e-2
     test_sequences: int = 256
     threads: int = 1
 
@@ -169,53 +173,14 @@ def train_and_evaluate(task, scheme: str, *, seed: int = 0, setup: Setup = Setup
     return Run(model, losses, accuracy, setup)
 
 
-def compare_schemes(task, schemes=POSITION_SCHEMES, *, seed: int = 0, setup: Setup = Setup()) -> dict[str, Run]:
-    """:func:`train_and_evaluate` for each scheme, from the same seed.
+@dataclass(frozen=True)
+class SeedRuns:
+    """The same experiment trained from several seeds: accuracies as arrays with one value per seed.
 
     Parameters
     ----------
-    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
-        What to learn.
-    schemes : sequence of str, optional
-        Default all five.
-    seed : int, default 0
-        The seed of every run.
-    setup : Setup, optional
-        Sizes; the chapter's by default.
-
-    Returns
-    -------
-    dict of str to Run
-        In the order of `schemes`.
-
-    Raises
-    ------
-    TypeError, ValueError
-        On a bad scheme or size.
-
-    Examples
-    --------
-    >>> from companion.transformer.tasks import KeyRecallTask
-    >>> runs = compare_schemes(KeyRecallTask(), ["none", "alibi"], setup=Setup(steps=60))
-    >>> list(runs)
-    ['none', 'alibi']
-    """
-    return {scheme: train_and_evaluate(task, scheme, seed=seed, setup=setup) for scheme in schemes}
-
-
-
-def accuracy_table(runs: dict) -> str:
-    """A plain-text table of accuracies, one row per run, one column per range of :data:`RANGES`.
-
-    Parameters
-    ----------
-    runs : dict of str to Run
-        Label -> run.
-
-    Returns
-    -------
-    str
-        Accuracies with two decimals.
+    runs : tuple of Run
+        One run per seed, in the order of the seeds.
 
     Raises
     ------
@@ -225,18 +190,184 @@ def accuracy_table(runs: dict) -> str:
     Examples
     --------
     >>> from companion.transformer.tasks import KeyRecallTask
-    >>> runs = compare_schemes(KeyRecallTask(), ["none"], setup=Setup(steps=60))
+    >>> runs = train_over_seeds(KeyRecallTask(), "none", seeds=(0, 1), setup=Setup(steps=60))
+    >>> runs.at("L").shape, runs.by_position().shape  # one value per seed; per seed and position
+    ((2,), (2, 64))
+    """
+
+    runs: tuple
+
+    def __post_init__(self):
+        if not self.runs:
+            raise ValueError("runs is empty: a SeedRuns needs at least one run")
+
+    def at(self, length: str) -> np.ndarray:
+        """Accuracy on the range ``"L"``, ``"2L"`` or ``"4L"``, one value per seed (see :meth:`Run.at`).
+
+        Parameters
+        ----------
+        length : {"L", "2L", "4L"}
+            Which range of positions.
+
+        Returns
+        -------
+        ndarray, shape (seeds,), float64
+        """
+        return np.array([run.at(length) for run in self.runs])
+
+    def by_position(self) -> np.ndarray:
+        """Accuracy at every test position, one row per seed (NaN where no position has a label).
+
+        Returns
+        -------
+        ndarray, shape (seeds, 4 * train_len), float64
+        """
+        return np.stack([run.accuracy.by_position() for run in self.runs])
+
+
+def train_over_seeds(task, scheme: str, *, seeds=SEEDS, setup: Setup = Setup(), **options) -> SeedRuns:
+    """:func:`train_and_evaluate` from each seed: one experiment, repeated.
+
+    Parameters
+    ----------
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        What to learn.
+    scheme : str
+        One of :data:`~companion.transformer.positions.POSITION_SCHEMES`.
+    seeds : sequence of int, default SEEDS
+        One run per seed.
+    setup : Setup, optional
+        Sizes; the chapter's by default.
+    **options
+        ``base`` or ``learn_frequencies``, passed to :func:`train_and_evaluate`.
+
+    Returns
+    -------
+    SeedRuns
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad scheme, size, base or option, or no seed.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = train_over_seeds(KeyRecallTask(), "alibi", seeds=(0, 1), setup=Setup(steps=60))
+    >>> bool(runs.at("L").min() > 0.9)
+    True
+    """
+    return SeedRuns(tuple(train_and_evaluate(task, scheme, seed=seed, setup=setup, **options) for seed in seeds))
+
+
+def compare_schemes(task, schemes=POSITION_SCHEMES, *, seeds=SEEDS, setup: Setup = Setup()) -> dict[str, SeedRuns]:
+    """Train every scheme on `task` from each seed: the chapter's comparison.
+
+    Parameters
+    ----------
+    task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
+        What to learn.
+    schemes : sequence of str, optional
+        Default all five.
+    seeds : sequence of int, default SEEDS
+        Every scheme is trained once from each seed.
+    setup : Setup, optional
+        Sizes; the chapter's by default.
+
+    Returns
+    -------
+    dict of str to SeedRuns
+        In the order of `schemes`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad scheme or size, or no seed.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none", "alibi"], seeds=(0,), setup=Setup(steps=60))
+    >>> list(runs), len(runs["none"].runs)
+    (['none', 'alibi'], 1)
+    """
+    return {scheme: train_over_seeds(task, scheme, seeds=seeds, setup=setup) for scheme in schemes}
+
+
+def accuracy_table(runs: dict) -> str:
+    """A plain-text table of accuracies, one row per experiment, one column per range of :data:`RANGES`.
+
+    Parameters
+    ----------
+    runs : dict of str to Run or SeedRuns
+        Label -> a run (its accuracy), or runs over seeds (their mean, then their range).
+
+    Returns
+    -------
+    str
+        Accuracies with two decimals: ``0.42`` for a run, ``0.42 [0.30, 0.55]`` for the mean and
+        the smallest and largest over the seeds.
+
+    Raises
+    ------
+    ValueError
+        If `runs` is empty.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none"], seeds=(0, 1), setup=Setup(steps=60))
     >>> print(accuracy_table(runs))
+    scheme                     at L              at 2L              at 4L
+    none          1.00 [1.00, 1.00]  1.00 [1.00, 1.00]  1.00 [1.00, 1.00]
+    >>> print(accuracy_table({"seed 0": runs["none"].runs[0]}))
     scheme       at L  at 2L  at 4L
-    none         1.00   1.00   1.00
+    seed 0       1.00   1.00   1.00
     """
     if not runs:
         raise ValueError("runs is empty: nothing to tabulate")
+    over_seeds = any(isinstance(run, SeedRuns) for run in runs.values())
+    column = 19 if over_seeds else 7
     width = max(12, *(len(str(label)) + 1 for label in runs))
-    lines = ["scheme".ljust(width) + "".join(f"{'at ' + length:>7s}" for length in RANGES)]
+    lines = ["scheme".ljust(width) + "".join(f"{'at ' + length:>{column}s}" for length in RANGES)]
     for label, run in runs.items():
-        lines.append(str(label).ljust(width) + "".join(f"{run.at(length):7.2f}" for length in RANGES))
+        cells = [mean_and_range(run.at(length)) for length in RANGES]
+        lines.append(str(label).ljust(width) + "".join(f"{cell:>{column}s}" for cell in cells))
     return "\n".join(lines)
+
+
+def mean_and_range(values) -> str:
+    """One value as ``0.42``; several (one per seed) as their mean and range, ``0.42 [0.30, 0.55]``.
+
+    Parameters
+    ----------
+    values : float or array_like, shape (seeds,)
+        For example :meth:`SeedRuns.at`.
+
+    Returns
+    -------
+    str
+        Two decimals (a value that rounds to zero prints as ``0.00``, never ``-0.00``).
+
+    Raises
+    ------
+    ValueError
+        If `values` is empty.
+
+    Examples
+    --------
+    >>> mean_and_range([0.3, 0.55, 0.41])
+    '0.42 [0.30, 0.55]'
+    >>> mean_and_range([-0.004, -0.012])
+    '-0.01 [-0.01, 0.00]'
+    >>> mean_and_range(1.0)
+    '1.00'
+    """
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    if values.size == 0:
+        raise ValueError("values is empty")
+    mean, low, high = (f"{round(float(value), 2) + 0.0:.2f}" for value in (values.mean(), values.min(), values.max()))
+    return mean if values.size == 1 else f"{mean} [{low}, {high}]"
 
 
 def look_back_weights(run: Run, task, offset: int, *, num_sequences: int = 64, seed: int = 5) -> np.ndarray:

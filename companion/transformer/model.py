@@ -348,6 +348,42 @@ class SmallTransformer(nn.Module):
         """
         return torch.stack(self._collect(tokens, positions, "weights"))
 
+    @torch.no_grad()
+    def residual_stream(self, tokens: torch.Tensor, positions=None) -> torch.Tensor:
+        """The residual stream: the input of the first block (embeddings and any added positions), then each block's output.
+
+        What a linear probe reads (``companion.transformer.probe``): entry 0 is what the
+        first block receives, entry ``i`` what block ``i`` writes back (before the final layer norm).
+
+        Parameters
+        ----------
+        tokens : Tensor of int, shape (b, s)
+            Token ids.
+        positions : None, int or Tensor of int, shape (s,), optional
+            As in :meth:`forward`.
+
+        Returns
+        -------
+        Tensor, shape (num_layers + 1, b, s, d)
+
+        Raises
+        ------
+        ValueError
+            As :meth:`forward`.
+
+        Examples
+        --------
+        >>> model = SmallTransformer(10, 3, scheme="sinusoidal", num_layers=2)
+        >>> model.residual_stream(torch.zeros(1, 5, dtype=torch.long)).shape
+        torch.Size([3, 1, 5, 32])
+        """
+        x, positions = self._embed(tokens, positions)
+        stream = [x]
+        for block in self.blocks:
+            x = block(x, positions)
+            stream.append(x)
+        return torch.stack(stream)
+
     def _collect(self, tokens, positions, what: str) -> list[torch.Tensor]:
         x, positions = self._embed(tokens, positions)
         collected = []

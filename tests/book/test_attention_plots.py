@@ -35,3 +35,15 @@ def test_accuracy_curves_differ_by_style_and_mark_l_and_2l():
     assert ax.get_xlabel() and ax.get_ylabel() == "accuracy"
     with pytest.raises(ValueError, match="same length"):
         plot_accuracy_by_position({"a": [1.0], "b": [1.0, 0.5]}, 1)
+
+
+def test_accuracy_over_seeds_draws_the_mean_and_a_band_from_the_smallest_to_the_largest():
+    _, ax = plt.subplots()
+    seeds = np.array([[1.0, 0.2, 0.4], [1.0, 0.6, np.nan], [1.0, 0.4, 0.5]])
+    plot_accuracy_by_position({"model": seeds, "other": np.ones((3, 3))}, 1, ax=ax)
+    model = next(line for line in ax.lines if line.get_label() == "model")
+    np.testing.assert_allclose(model.get_ydata()[:2], [1.0, 0.4])
+    band = ax.collections[0].get_paths()[0].vertices
+    assert band[:, 1].min() == 0.2 and band[:, 1].max() == 1.0
+    with pytest.raises(ValueError, match="one row per seed"):
+        plot_accuracy_by_position({"a": np.ones((2, 2, 2))}, 1)

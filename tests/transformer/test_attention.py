@@ -7,6 +7,7 @@ from companion.transformer.attention import (
     attention_weights,
     diagonal_spread,
     logit_terms,
+    most_attended_offset,
     offset_head,
     weight_from_offset,
     weight_on_offset,
@@ -17,17 +18,19 @@ def test_the_four_terms_add_up_to_the_logits():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(10, 16))
     pe = sinusoidal_encoding(np.arange(10), 16)
-    w_q, w_k = rng.normal(size=(2, 8, 16))
+    w_q, w_k = rng.normal(size=(2, 16, 8))  # (d_model, d_k): row vectors, q = x W^Q
     terms = logit_terms(x, pe, w_q, w_k)
-    np.testing.assert_allclose(terms.total, (x + pe) @ w_q.T @ w_k @ (x + pe).T, atol=1e-10)
-    np.testing.assert_allclose(terms.position_content, (pe @ w_q.T) @ (x @ w_k.T).T, atol=1e-10)
+    np.testing.assert_allclose(terms.total, ((x + pe) @ w_q) @ ((x + pe) @ w_k).T, atol=1e-10)
+    np.testing.assert_allclose(terms.position_content, (pe @ w_q) @ (x @ w_k).T, atol=1e-10)
+    np.testing.assert_allclose(terms.content_position, (x @ w_q) @ (pe @ w_k).T, atol=1e-10)
 
 
 def test_the_position_term_is_relative_for_a_rotation_but_not_for_any_matrix():
     pe = sinusoidal_encoding(np.arange(40), 32)
     x = np.zeros_like(pe)
     w_q, w_k = offset_head(3, 32, sharpness=2.0)
-    np.testing.assert_allclose(w_q.T @ w_k, 2.0 * rotation_matrix(3, 32), atol=1e-15)
+    np.testing.assert_allclose(w_q @ w_k.T, 2.0 * rotation_matrix(3, 32), atol=1e-15)
+    np.testing.assert_allclose(pe[3:] @ w_q, 2.0 * pe[:-3], atol=1e-12)  # PE_p R(3) = PE_(p-3)
     assert diagonal_spread(logit_terms(x, pe, w_q, w_k).position_position) < 1e-12
     rng = np.random.default_rng(1)
     random_w_q, random_w_k = rng.normal(size=(2, 32, 32))
@@ -38,7 +41,7 @@ def test_the_position_term_is_relative_for_a_rotation_but_not_for_any_matrix():
 def test_the_hand_built_head_looks_offset_back_at_every_position_of_any_length(offset):
     pe = sinusoidal_encoding(np.arange(1000), 64)
     w_q, w_k = offset_head(offset, 64, sharpness=8.0)
-    weights = attention_weights((pe @ w_q.T) @ (pe @ w_k.T).T)
+    weights = attention_weights((pe @ w_q) @ (pe @ w_k).T)
     rows = np.arange(offset, 1000)
     assert np.all(weights[rows].argmax(axis=1) == rows - offset)
     assert weights[rows, rows - offset].min() > 0.99
@@ -78,7 +81,8 @@ def test_a_causal_uniform_head_reads_off_one_over_p_plus_one():
     "call, error, message",
     [
         (lambda: logit_terms(np.ones((3, 4)), np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 4))), ValueError, "pe"),
-        (lambda: logit_terms(np.ones((3, 4)), np.ones((3, 4)), np.ones((2, 4)), np.ones((2, 5))), ValueError, "w_q"),
+        (lambda: logit_terms(np.ones((3, 4)), np.ones((3, 4)), np.ones((4, 2)), np.ones((5, 2))), ValueError, "w_q"),
+        (lambda: logit_terms(np.ones((3, 4)), np.ones((3, 4)), np.ones((2, 4)), np.ones((2, 4))), ValueError, "d_model=4"),
         (lambda: attention_weights(np.ones((3, 4))), ValueError, "seq_len, seq_len"),
         (lambda: attention_weights(np.array([["a"]])), TypeError, "logits"),
         (lambda: offset_head(2, 7), ValueError, "d_model"),
@@ -115,3 +119,30 @@ def test_weight_from_offset_sums_the_weight_on_offsets_at_or_beyond_it():
         weight_from_offset(weights, -1)
     with pytest.raises(TypeError, match="min_offset"):
         weight_from_offset(weights, 1.5)
+
+
+def test_the_plain_dot_product_cannot_tell_before_from_after_but_the_rotation_head_can():
+    # PE_p . PE_(p+k) is even in k; the head's bilinear form R(2) is not symmetric, and its score is not
+    pe = sinusoidal_encoding(np.arange(40), 32)
+    p = 20
+    np.testing.assert_allclose(pe[p] @ pe[p - 2], pe[p] @ pe[p + 2], rtol=1e-14)
+    w_q, w_k = offset_head(2, 32)
+    scores = (pe @ w_q) @ (pe @ w_k).T
+    assert scores[p, p - 2] > scores[p, p + 2] + 1.0
+    symmetric = (w_q @ w_k.T + (w_q @ w_k.T).T) / 2
+    np.testing.assert_allclose(pe[p] @ symmetric @ pe[p - 2], pe[p] @ symmetric @ pe[p + 2], rtol=1e-12)
+
+
+def test_most_attended_offset_is_the_distance_to_the_largest_weight():
+    weights = attention_weights(np.random.default_rng(3).normal(size=(2, 7, 7)), causal=True)
+    offsets = most_attended_offset(weights)
+    assert offsets.shape == (2, 7) and offsets.dtype.kind == "i"
+    for head in range(2):
+        for p in range(7):
+            assert weights[head, p, p - offsets[head, p]] == weights[head, p].max()
+    assert np.all(offsets >= 0)  # causal: never ahead
+    w_q, w_k = offset_head(3, 32, sharpness=8.0)
+    pe = sinusoidal_encoding(np.arange(50), 32)
+    assert np.all(most_attended_offset(attention_weights((pe @ w_q) @ (pe @ w_k).T, causal=True))[3:] == 3)
+    with pytest.raises(ValueError, match="seq_len, seq_len"):
+        most_attended_offset(np.ones((2, 3)))

@@ -1,10 +1,10 @@
-"""The chapter on attention and a trained model makes claims about trained models; they hold for every seed.
+"""The chapter on attention and a trained model makes claims about trained models; they hold for a fourth seed.
 
-The chapter trains each model from seed 0 and asserts bands around its accuracies. Training on
-another CPU, with other kernels or another thread count, follows another trajectory, much as
-another seed does. This test trains the chapter's models from seeds 1, 2 and 3 and asserts the
-same bands, the ones the chapter's check cells assert (change both together), so that a claim in
-the prose is not a lucky draw. The runs are spread over two processes.
+The chapter trains each of its models from seeds 0, 1 and 2 and its check cells assert, for every
+seed, the bands its prose states. Training on another CPU, with other kernels or another thread
+count, follows another trajectory, much as another seed does. This test trains the chapter's models
+from seed 3 and asserts the same bands (change both together), so that a claim is not a property of
+the three seeds the chapter happens to show. The runs are spread over two processes.
 """
 
 import concurrent.futures
@@ -13,17 +13,20 @@ import multiprocessing
 import numpy as np
 import pytest
 
-from companion.transformer.attention import weight_from_offset, weight_on_offset
+from companion import angular_frequencies
+from companion.transformer.attention import most_attended_offset, weight_from_offset, weight_on_offset
 from companion.transformer.experiments import Setup, look_back_weights, mean_attention_maps, train_and_evaluate
 from companion.transformer.positions import POSITION_SCHEMES
+from companion.transformer.probe import position_probe
 from companion.transformer.tasks import TASKS
 
-SEEDS = (1, 2, 3)
+SEEDS = (3,)  # the chapter shows seeds 0, 1 and 2
 SETUP = Setup()  # the chapter's
+L = SETUP.train_len
 
 
-def jobs(seed):
-    """Every model the chapter trains: (name, task, scheme, options)."""
+def jobs():
+    """Every model the chapter trains from one seed: (name, task, scheme, options)."""
     for task in ("copy", "marker", "key"):
         for scheme in POSITION_SCHEMES:
             yield (task, scheme), TASKS[task], scheme, {}
@@ -38,9 +41,17 @@ def runs():
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
         futures = {(seed, name): pool.submit(train_and_evaluate, task, scheme, seed=seed, setup=SETUP, **options)
-                   for seed in SEEDS for name, task, scheme, options in jobs(seed)}
+                   for seed in SEEDS for name, task, scheme, options in jobs()}
         done = {key: future.result() for key, future in futures.items()}
     return {seed: {name: run for (s, name), run in done.items() if s == seed} for seed in SEEDS}
+
+
+def best_look_back_head(run):
+    """The head with the most weight on p - 2 within L: (head, weight within L, weight from L to 2L)."""
+    weights = look_back_weights(run, TASKS["copy"], 2)
+    within, beyond = np.nanmean(weights[:, :L], axis=1), np.nanmean(weights[:, L:], axis=1)
+    head = int(within.argmax())
+    return head, within[head], beyond[head]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -50,30 +61,50 @@ def test_copying_two_back_needs_relative_positions_and_only_rotary_keeps_it_at_2
         assert run[scheme].at("L") >= 0.98, scheme
     for scheme in ("none", "alibi"):
         assert run[scheme].at("L") <= 0.45, scheme
-    assert run["rotary"].at("2L") >= 0.9
+    assert run["rotary"].at("2L") >= 0.85 and run["rotary"].at("4L") <= 0.5
     assert run["sinusoidal"].at("2L") <= 0.6
     assert run["learned"].at("2L") <= 0.15  # chance is 1/16
-    assert run["rotary"].at("4L") <= 0.5
     assert abs(run["alibi"].at("4L") - run["alibi"].at("L")) <= 0.06
     # the best head of the sinusoidal model looks 2 back within L, much less beyond; rotary's keeps looking;
     # the learned table's looks 2 back within L at least as well (so doing it is no sign of relative attention)
-    within, beyond, best = {}, {}, {}
-    for scheme in ("sinusoidal", "learned", "rotary"):
-        weights = look_back_weights(run[scheme], TASKS["copy"], 2)
-        inside, outside = np.nanmean(weights[:, :16], axis=1), np.nanmean(weights[:, 16:], axis=1)
-        best[scheme] = int(inside.argmax())
-        within[scheme], beyond[scheme] = inside[best[scheme]], outside[best[scheme]]
-    assert within["sinusoidal"] >= 0.5 and beyond["sinusoidal"] <= within["sinusoidal"] - 0.25
-    assert within["rotary"] >= 0.5 and beyond["rotary"] >= 0.6
-    assert within["learned"] >= 0.9 and within["learned"] > within["sinusoidal"]
-    # beyond 2L, rotary's head puts its weight on keys at offsets never trained, not on p - 2
-    long_maps = mean_attention_maps(run["rotary"], TASKS["copy"], 64)[best["rotary"]]
-    assert np.mean(weight_from_offset(long_maps, 16)[32:]) >= 0.6
-    assert np.mean(weight_on_offset(long_maps, 2)[32:]) <= 0.3
+    best = {scheme: best_look_back_head(run[scheme]) for scheme in ("sinusoidal", "learned", "rotary")}
+    _, within, beyond = best["sinusoidal"]
+    assert within >= 0.5 and beyond <= within - 0.25
+    assert best["rotary"][1] >= 0.5 and best["rotary"][2] >= 0.5
+    assert best["learned"][1] >= 0.9 and best["learned"][1] > within
+    # beyond 2L, rotary's head puts its weight on keys at offsets never trained rather than on p - 2
+    long_maps = mean_attention_maps(run["rotary"], TASKS["copy"], 4 * L)[best["rotary"][0]]
+    far_back = np.mean(weight_from_offset(long_maps, L)[2 * L:])
+    two_back = np.mean(weight_on_offset(long_maps, 2)[2 * L:])
+    assert far_back >= 0.5 and two_back <= 0.5 and far_back > two_back
     # NoPE scores what a model blind to order can: the most frequent earlier token
-    blind = TASKS["copy"].order_blind_accuracy(16)
+    blind = TASKS["copy"].order_blind_accuracy(L)
     assert abs(run["none"].accuracy.by_position()[2] - blind[2]) <= 0.1
     assert abs(run["none"].accuracy.between(8, 16) - blind[8:16].mean()) <= 0.03
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_beyond_l_the_sinusoidal_head_attends_to_two_back_or_an_alias_of_it_on_the_fastest_pair(runs, seed):
+    omega_0 = angular_frequencies(SETUP.d_model)[0]
+    aliased = {}
+    for scheme in ("sinusoidal", "learned"):
+        run = runs[seed][("copy", scheme)]
+        head, _, _ = best_look_back_head(run)
+        offsets = most_attended_offset(mean_attention_maps(run, TASKS["copy"], 4 * L)[head])[L:]
+        aliased[scheme] = np.mean(np.abs(np.angle(np.exp(1j * omega_0 * (offsets - 2)))) < 0.6)
+    assert aliased["sinusoidal"] >= 0.7 and aliased["learned"] <= 0.35
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_linear_probe_reads_the_position_where_a_scheme_adds_it_and_not_from_rotary(runs, seed):
+    r2 = {scheme: np.array([position_probe(runs[seed][("copy", scheme)], TASKS["copy"], n) for n in (L, 2 * L)])
+          for scheme in POSITION_SCHEMES}  # rows: up to L, up to 2L; columns: input, after the block
+    assert r2["sinusoidal"][:, 0].min() >= 0.99
+    assert r2["learned"][0, 0] >= 0.99 and r2["learned"][1, 0] <= 0.8
+    for scheme in ("none", "rotary", "alibi"):
+        assert np.abs(r2[scheme][:, 0]).max() <= 0.05, scheme
+    assert r2["sinusoidal"][:, 1].min() >= 0.45
+    assert r2["rotary"][:, 1].max() <= 0.1
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -89,13 +120,12 @@ def test_the_latest_marker_alibi_keeps_it_to_4l_rotary_to_2l(runs, seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_the_control_needs_no_positions_and_unseen_positions_get_in_its_way(runs, seed):
+def test_the_control_needs_no_positions(runs, seed):
     run = {scheme: runs[seed][("key", scheme)] for scheme in POSITION_SCHEMES}
     for scheme in POSITION_SCHEMES:
         assert run[scheme].at("L") >= 0.98, scheme
     for scheme in ("none", "alibi"):
         assert min(run[scheme].at(length) for length in ("L", "2L", "4L")) >= 0.99, scheme
-    assert min(run[scheme].at("4L") for scheme in ("learned", "sinusoidal", "rotary")) <= 0.985
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -106,5 +136,5 @@ def test_no_base_and_no_learned_frequency_makes_the_sinusoidal_model_extrapolate
         assert run.at("L") >= 0.98 and run.at("2L") <= 0.6, base
     learnable = runs[seed][("copy", "learnable")]
     assert learnable.at("L") >= 0.98 and learnable.at("2L") <= 0.7
-    moved = learnable.model.positional.frequencies().detach().numpy() / 10_000.0 ** -(np.arange(0, 32, 2) / 32)
+    moved = learnable.model.positional.frequencies().detach().numpy() / angular_frequencies(SETUP.d_model)
     assert np.abs(moved - 1).max() >= 0.1

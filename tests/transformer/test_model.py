@@ -135,3 +135,17 @@ def test_bad_tokens_and_positions():
         model(torch.zeros(5, dtype=torch.long))
     with pytest.raises(ValueError, match="positions must have shape"):
         model(torch.zeros(1, 5, dtype=torch.long), positions=torch.arange(4))
+
+
+@pytest.mark.parametrize("scheme", POSITION_SCHEMES)
+def test_the_residual_stream_starts_with_the_embedded_input_and_ends_where_the_readout_reads(scheme, tokens):
+    model = build(scheme, num_layers=2)
+    stream = model.residual_stream(tokens)
+    assert stream.shape == (3, 3, 12, 32)
+    torch.testing.assert_close(model.readout(model.norm(stream[-1])), model(tokens), rtol=0, atol=1e-12)
+    embedded = model.embedding(tokens)
+    if scheme in ("none", "rotary", "alibi"):  # these schemes add nothing to the embeddings
+        torch.testing.assert_close(stream[0], embedded, rtol=0, atol=0)
+    else:
+        assert (stream[0] - embedded).abs().max() > 0.1
+    torch.testing.assert_close(stream[1], model.blocks[0](stream[0], torch.arange(12)), rtol=0, atol=0)

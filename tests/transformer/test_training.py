@@ -4,7 +4,8 @@ import torch
 
 from companion.transformer.attention import weight_on_offset
 from companion.transformer.experiments import (
-    RANGES, Setup, accuracy_table, look_back_weights, mean_attention_maps, train_and_evaluate)
+    RANGES, SEEDS, SeedRuns, Setup, accuracy_table, compare_schemes, look_back_weights, mean_attention_maps,
+    train_and_evaluate, train_over_seeds)
 from companion.transformer.model import SmallTransformer
 from companion.transformer.tasks import CopyOffsetTask, KeyRecallTask, LatestMarkerTask
 from companion.transformer.training import PositionAccuracy, evaluate, fixed_threads, train
@@ -96,3 +97,25 @@ def test_mean_attention_maps_are_causal_rows_that_sum_to_one_and_give_the_look_b
     np.testing.assert_allclose(maps.sum(axis=-1), 1.0, atol=1e-6)
     assert np.all(np.triu(maps, k=1) == 0)  # no query looks ahead
     np.testing.assert_array_equal(look_back_weights(run, CopyOffsetTask(), 2), weight_on_offset(maps, 2))
+
+
+def test_runs_over_seeds_are_the_single_runs_side_by_side_and_the_table_shows_mean_and_range():
+    runs = train_over_seeds(CopyOffsetTask(), "rotary", seeds=(4, 5), setup=TINY)
+    singles = [train_and_evaluate(CopyOffsetTask(), "rotary", seed=seed, setup=TINY) for seed in (4, 5)]
+    for length in RANGES:
+        np.testing.assert_array_equal(runs.at(length), [run.at(length) for run in singles])
+    np.testing.assert_array_equal(runs.by_position(), np.stack([run.accuracy.by_position() for run in singles]))
+    line = accuracy_table({"rotary": runs}).splitlines()[1]
+    values = runs.at("2L")
+    assert f"{values.mean():.2f} [{values.min():.2f}, {values.max():.2f}]" in line
+    assert SEEDS == (0, 1, 2)
+    with pytest.raises(ValueError, match="empty"):
+        SeedRuns(())
+
+
+def test_compare_schemes_trains_every_scheme_from_every_seed():
+    runs = compare_schemes(KeyRecallTask(), ["none", "learned"], seeds=(0, 1), setup=TINY)
+    assert list(runs) == ["none", "learned"]
+    assert all(len(seed_runs.runs) == 2 for seed_runs in runs.values())
+    np.testing.assert_array_equal(runs["none"].runs[1].losses,
+                                  train_and_evaluate(KeyRecallTask(), "none", seed=1, setup=TINY).losses)

@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time these are imported on f
 else:
     __getattr__ = lazy_names(__name__, {name: f".encoding{module}" for name, module in TORCH_BACKED.items()})
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # `from companion import *` imports the torch-backed names only where torch is installed.
 __all__ = [

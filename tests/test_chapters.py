@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent.parent
-CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# Chapters are numbered (NN_topic.ipynb); the executable appendix beside them is not a chapter.
+CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 READER_PAGES = sorted((ROOT / "book").glob("*.md"))
 
 
@@ -112,3 +113,42 @@ def test_check_cells_assert_quietly(path):
 def test_markdown_holds_no_control_characters(path):
     for text in markdown(path):
         assert not re.search(r"[\x00-\x09\x0b-\x1f]", text), repr(text[:200])
+
+
+# Issue 17: the book teaches in at most 24,000 words of chapter prose, no chapter over 3,500; forensic
+# material lives in the appendices, which may grow.
+BOOK_PROSE_WORDS, CHAPTER_PROSE_WORDS = 24_000, 3_500
+
+
+def prose_words(path):
+    return sum(len(text.split()) for text in markdown(path))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_no_chapter_has_more_than_3500_words_of_prose(path):
+    assert prose_words(path) <= CHAPTER_PROSE_WORDS
+
+
+def test_the_chapters_prose_is_at_most_24000_words():
+    assert len(CHAPTERS) == 8
+    assert sum(prose_words(path) for path in CHAPTERS) <= BOOK_PROSE_WORDS
+
+
+# The book's code column holds about 80 characters; an import line longer than that scrolls.
+CODE_COLUMN = 79
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_import_cells_fit_the_code_column(path):
+    for cell in cells(path):
+        if cell["cell_type"] != "code":
+            continue
+        lines = source(cell).splitlines()
+        starts = [n for n, line in enumerate(lines) if re.match(r"(from \S+ )?import ", line)]
+        for n in starts:
+            # An import and its parenthesised continuation lines.
+            end = n
+            while "(" in lines[n] and ")" not in lines[end] and end + 1 < len(lines):
+                end += 1
+            for line in lines[n:end + 1]:
+                assert len(line) <= CODE_COLUMN, f"{path.stem}: import line of {len(line)} characters: {line}"

@@ -22,7 +22,6 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA_PATTERNS = ("*.txt", "*.md", "*.json")
 
 
 def project() -> tuple[str, str]:
@@ -32,12 +31,22 @@ def project() -> tuple[str, str]:
 
 
 def expected_wheel_files() -> set[str]:
-    """The files the wheel must hold (outside its .dist-info), from the source tree."""
+    """The files the wheel must hold (outside its .dist-info), from the source tree.
+
+    Every module of ``companion/``, and the package data that pyproject.toml's
+    ``[tool.setuptools.package-data]`` declares, found where ``package-dir`` puts each package.
+    """
     files = {path.relative_to(ROOT).as_posix() for path in (ROOT / "companion").rglob("*.py")
              if "__pycache__" not in path.parts}
-    files.add("companion/py.typed")
-    data = {path for pattern in DATA_PATTERNS for path in (ROOT / "data").glob(pattern)} | {ROOT / "data" / "__init__.py"}
-    files |= {f"companion/data/{path.name}" for path in data}
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    package_dir = setuptools.get("package-dir", {})
+    for package, patterns in setuptools["package-data"].items():
+        source = ROOT / package_dir.get(package, package.replace(".", "/"))
+        installed = package.replace(".", "/")
+        for pattern in patterns:
+            files |= {f"{installed}/{path.relative_to(source).as_posix()}" for path in source.glob(pattern)}
+    data = ROOT / package_dir.get("companion.data", "data")
+    files |= {f"companion/data/{path.name}" for path in data.glob("*.py")}
     return files
 
 

@@ -1,6 +1,6 @@
 """How accurate each way of building the table is, against a 40-digit reference.
 
-The chapter "Precision at long context" compares the common float32 recipes,
+The chapter "Precision and speed" compares the common float32 recipes,
 the float64 table rounded to float32, and the companion's tables in several
 precisions.  A float32 recipe rounds the angle ``p * omega`` to float32 before
 taking its sine: that rounding moves the phase by up to about ``|p| * 2**-24``
@@ -61,7 +61,7 @@ def _as_float64(table) -> np.ndarray:
     return table.double().numpy() if isinstance(table, torch.Tensor) else np.asarray(table, dtype=np.float64)
 
 
-#: The tables compared in the chapter "Precision at long context": name ->
+#: The tables compared in the chapter "Precision and speed": name ->
 #: function(positions, d_model) giving that method's rows for integer `positions`, as float64.
 PRECISION_METHODS = {
     "exp/log recipe, float32 (Annotated Transformer)": lambda p, d: _as_float64(

@@ -1,8 +1,8 @@
 """The companion's own code, shown in a chapter where its idea is computed.
 
-A chapter that calls :func:`~companion.analysis.similarity.similarity_trend` should let the reader
+A chapter that calls :func:`~companion.analysis.distinguishability.similarity_trend` should let the reader
 see how it works without leaving the page. :func:`show_source` reads the function's source with
-:mod:`inspect` at run time, so what the chapter shows is the code it runs and cannot drift from it.
+``inspect`` at run time, so what the chapter shows is the code it runs and cannot drift from it.
 The listing is Markdown (a fenced ``python`` block under a line naming the object and its file), which
 the book, Colab, JupyterLab and GitHub's notebook viewer all render; the docstring is cut to its
 first line, since the chapter around it is the explanation.
@@ -55,7 +55,7 @@ def show_source(*objects) -> SourceListing:
     Parameters
     ----------
     *objects : function or class
-        One or more objects defined in the :mod:`companion` package.
+        One or more objects defined in the ``companion`` package.
 
     Returns
     -------

@@ -50,8 +50,8 @@ _TABLE_SETTINGS = ("d_model", "base", "layout", "spacing", "scale")
 class TableMismatchError(ValueError):
     """A checkpoint was saved from a layer whose table differs from this one's.
 
-    Raised by :meth:`SinusoidalPositionalEncoding.load_state_dict` (through
-    :meth:`~SinusoidalPositionalEncoding.set_extra_state`); a ValueError, so code that catches
+    Raised by ``load_state_dict`` (through
+    ``set_extra_state``); a ValueError, so code that catches
     those catches it too.
 
     Examples
@@ -95,7 +95,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     The encoding of positions ``0 .. max_len - 1`` is cached in the buffer ``pe``; `max_len`
     is the size of that cache, not a limit: other positions are computed when asked for,
     with the same accuracy.  With ``max_len=None`` (the default) the cache starts empty and
-    grows to cover the positions asked for (doubling, up to :data:`GROWN_CACHE_ENTRIES`
+    grows to cover the positions asked for (doubling, up to :data:`~companion.encoding.layer.GROWN_CACHE_ENTRIES`
     entries), as fairseq's table does, so after the first call the layer costs what a cached
     one does.  Every row is the float64 value rounded once to the buffer's dtype
     (:func:`~companion.encoding.torch_table.consecutive_table`), and the buffer is rebuilt,
@@ -107,7 +107,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     exactly on construction, so checkpoints stay small and load into a module with another
     `max_len`.  What the checkpoint records instead is the table's settings (`d_model`,
     `base`, `layout`, `spacing`, `scale`, as ``<prefix>_extra_state``): loading a checkpoint
-    saved with other settings raises :class:`TableMismatchError`, naming both; a checkpoint
+    saved with other settings raises :class:`~companion.encoding.layer.TableMismatchError`, naming both; a checkpoint
     from before this record loads with a warning.
 
     ``torch.compile(fullgraph=True, dynamic=True)`` and ``torch.export`` trace every path

@@ -3,7 +3,7 @@
 These are how widely read codebases build the table, kept to their
 arithmetic (float32 throughout) so that the analysis, the benchmark and the
 book can measure them against the companion.  They live with the encoding,
-below :mod:`companion.analysis` and :mod:`companion.book`, which both use them
+below ``companion.analysis`` and ``companion.book``, which both use them
 (``companion.book.recipes`` re-exports them).  Each takes the positions it should encode (the originals use
 ``arange(max_len)``); each row depends only on its own position, so any
 subset of rows is exactly what the original would compute for those rows.

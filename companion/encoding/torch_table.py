@@ -2,7 +2,7 @@
 
 Every value is computed in float64 on the device that holds the positions (or the one
 asked for), and rounded once, to nearest, to the requested dtype: float16 and bfloat16 too,
-which a plain cast would round twice (:func:`round_to_dtype`).  Nothing goes through numpy,
+which a plain cast would round twice (:func:`~companion.round_to_dtype`).  Nothing goes through numpy,
 so the function works on any device, is differentiable in the positions, and compiles with
 ``torch.compile(fullgraph=True, dynamic=True)``.
 
@@ -211,7 +211,7 @@ def anchored_rows(positions: torch.Tensor, omega: torch.Tensor) -> tuple[torch.T
     Each position ``p`` is split into ``a = 64 * floor(p / 64)`` and ``b = p - a``; the sines and
     cosines of ``a * omega`` and ``b * omega`` are evaluated directly and combined as
     ``sin a cos b + cos a sin b`` and ``cos a cos b - sin a sin b``: the same products and sums,
-    rounded the same way, as the complex product of :func:`consecutive_table`, so the rows are
+    rounded the same way, as the complex product of :func:`~companion.encoding.torch_table.consecutive_table`, so the rows are
     the same.  Real arithmetic, elementwise in the positions: it traces with dynamic shapes, under
     ``vmap`` and inside ``torch.cond``, and Inductor generates code for it (it does not for
     complex numbers).
@@ -305,7 +305,7 @@ def consecutive_table(
     layout : {"interleaved", "concatenated"}, default "interleaved"
         Column layout.
     dtype : torch.dtype, default torch.float32
-        One of :data:`TORCH_FLOAT_DTYPES`.
+        One of ``TORCH_FLOAT_DTYPES``.
 
     Returns
     -------
@@ -419,9 +419,9 @@ def torch_sinusoidal_encoding(
 
     The same values as :func:`~companion.sinusoidal_encoding`, computed with torch on the
     positions' device (or `device`), in float64, each value rounded once, to nearest, to
-    `dtype` (float16 and bfloat16 too, see :func:`round_to_dtype`).  Consecutive integer
+    `dtype` (float16 and bfloat16 too, see :func:`~companion.round_to_dtype`).  Consecutive integer
     positions (``torch.arange(seq_len)`` and its shifts) are assembled by angle addition
-    (:func:`consecutive_table`, a few float64 ulps from a direct evaluation and several
+    (:func:`~companion.encoding.torch_table.consecutive_table`, a few float64 ulps from a direct evaluation and several
     times faster); other positions get one float64 sine and cosine per entry.  On a device
     without float64 (Apple's MPS) the table is computed on the CPU and moved.  Rows are
     filled a chunk at a time, so that the memory used on the way stays small next to the

@@ -342,7 +342,7 @@ def mean_and_range(values) -> str:
     Parameters
     ----------
     values : float or array_like, shape (seeds,)
-        For example :meth:`SeedRuns.at`.
+        For example :meth:`~companion.transformer.experiments.SeedRuns.at`.
 
     Returns
     -------

@@ -112,7 +112,7 @@ def test_the_attention_maps_are_the_chapters_head(figures):
     pe = sinusoidal_encoding(np.arange(24), 32)
     for k in (0, 2, 8):
         w_q, w_k = offset_head(k, 32, sharpness=8.0)
-        expected = attention_weights((pe @ w_q.T) @ (pe @ w_k.T).T, causal=True)
+        expected = attention_weights((pe @ w_q) @ (pe @ w_k).T, causal=True)
         np.testing.assert_array_equal(figure.data["maps"][k], expected)
         drawn = np.zeros((24, 24))
         for row in flattened(figure, "maps"):

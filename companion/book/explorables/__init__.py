@@ -1,9 +1,9 @@
 """Explorable figures: the ideas that move, moved by the reader, in the book, Colab and JupyterLab.
 
-Each function returns an :class:`~companion.book.explorables.figure.Explorable`: a Vega-Lite chart
+Each function returns an :class:`~companion.book.explorables.Explorable`: a Vega-Lite chart
 whose data the companion computed, with controls labelled in the reader's terms, plus a still
 image of one state for the PDF, GitHub and readers without JavaScript. Displayed as a cell's last
-value, it is one notebook output (see :mod:`companion.book.explorables.figure` for where each reader
+value, it is one notebook output (see ``companion.book.explorables.figure`` for where each reader
 meets it).
 
 - :func:`clocks`: a position slider turns the hand of every pair; :math:`PE(p)` beside them.

@@ -57,7 +57,7 @@ def look_back_maps(offsets, d_model: int = 32, *, seq_len: int = 24, sharpness: 
     maps = []
     for offset in offsets:
         w_q, w_k = offset_head(offset, d_model, sharpness=sharpness, base=base)
-        maps.append(attention_weights((pe @ w_q.T) @ (pe @ w_k.T).T, causal=True))
+        maps.append(attention_weights((pe @ w_q) @ (pe @ w_k).T, causal=True))  # row vectors, as the paper
     return np.stack(maps)
 
 
@@ -83,7 +83,7 @@ def look_back(*, d_model: int = 32, seq_len: int = 24, max_offset: int = 8, offs
     Returns
     -------
     Explorable
-        ``data["maps"]``: :func:`look_back_maps` for offsets ``0 .. max_offset``, shape
+        ``data["maps"]``: ``look_back_maps`` for offsets ``0 .. max_offset``, shape
         (max_offset + 1, seq_len, seq_len); ``data["on_target"]``: for each offset, the smallest
         weight a query :math:`p \ge k` puts on key :math:`p - k`.
 
@@ -91,7 +91,7 @@ def look_back(*, d_model: int = 32, seq_len: int = 24, max_offset: int = 8, offs
     ------
     TypeError, ValueError
         If `seq_len` is not in 2 .. 64, `max_offset` not below it, `offset` not in
-        ``0 .. max_offset``, or on the errors of :func:`look_back_maps`.
+        ``0 .. max_offset``, or on the errors of ``look_back_maps``.
 
     Examples
     --------

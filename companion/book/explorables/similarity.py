@@ -102,7 +102,7 @@ def similarity_by_offset(*, d_models=(16, 64, 128, 512), bases=(100, 1_000, 10_0
     Returns
     -------
     Explorable
-        ``data[(d_model, base)]``: :func:`similarity_curves` for every combination.
+        ``data[(d_model, base)]``: ``similarity_curves`` for every combination.
 
     Raises
     ------

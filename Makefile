@@ -13,8 +13,9 @@ VEGA := book/_static/vega/vega-embed.min.js
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Strict nbval: every chapter re-executed and every output compared with the committed one.
-NBVAL := $(BIN)/python -m pytest --nbval --nbval-current-env -p no:cacheprovider notebooks
+# Strict nbval: every chapter re-executed and every output compared with the committed one, the
+# notebooks shared among one worker per core (pytest-xdist; each notebook's cells stay in one kernel).
+NBVAL := $(BIN)/python -m pytest --nbval --nbval-current-env -p no:cacheprovider -n auto --dist loadfile notebooks
 
 .DEFAULT_GOAL := book
 .PHONY: book pdf test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests \

@@ -15,7 +15,8 @@ chapter. Finally a chapter run without the companion must stop with a message an
 The environment is built once in _build/colab-env (about 3 GB, mostly torch's CUDA build) and
 reused while its package list is unchanged and nothing else is installed in it; `--prepare` only
 builds it, so that `make test` can build it in the background while the other tests run (a lock
-makes the chapters wait for it).
+makes the chapters wait for it). The chapters run in parallel, one per core, each worker in its own
+hard-linked copy of the environment.
 
 Usage: python tools/simulate_colab.py [colab/NN_name.ipynb ...]   (default: every reader notebook)
        python tools/simulate_colab.py --prepare
@@ -24,11 +25,13 @@ Set COLAB_PYTHON to the interpreter to use if it is not found.
 
 from __future__ import annotations
 
+import concurrent.futures
 import fcntl
 import glob
 import hashlib
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -141,7 +144,7 @@ def execute(python: Path, notebook: Path, workdir: Path, env: dict) -> Path:
     workdir.mkdir()
     copy = workdir / notebook.name
     shutil.copy(notebook, copy)
-    runner = workdir.parent / "runner.py"
+    runner = workdir.with_name(f"{workdir.name}-runner.py")  # one per chapter: workers run side by side
     runner.write_text(RUNNER)
     # The kernel's own log (debugpy's notes on Python 3.13, pip's progress) is shown only on failure.
     result = subprocess.run([str(python), str(runner), str(copy), str(workdir)], env=env, cwd=workdir,
@@ -175,7 +178,41 @@ def prepare_environment() -> tuple[Path, dict[str, str]]:
         return python, packages
 
 
-def main(notebooks: list[Path]) -> int:
+def worker_environment(python: Path, directory: Path) -> Path:
+    """A private copy of Colab's environment for one worker: hard links, so it costs no disk and little time.
+
+    What a chapter installs or removes in the copy (new files, unlinked files) leaves the original as it
+    was; the copy is always driven by its own interpreter (`python -m pip`, the kernel), never by the
+    original's scripts, whose first lines name the original.
+    """
+    shutil.copytree(ENVIRONMENT, directory, symlinks=True, copy_function=os.link)
+    return directory / python.relative_to(ENVIRONMENT)
+
+
+def run_chapter(python: Path, baseline: dict[str, str], wheel: Path, notebook: Path, scratch: Path,
+                env: dict[str, str]) -> list[str]:
+    """Run one chapter in the environment of `python` as a new Colab user would; return its problems."""
+    began = time.perf_counter()
+    env = {**env, "PATH": f"{python.parent}{os.pathsep}{env['PATH']}"}
+    requirement = f"positional-encoding-companion[all] @ {wheel.as_uri()}"  # as the setup cell's, from the wheel
+    executed = execute(python, notebook, scratch / notebook.stem, {**env, "PE_BOOK_INSTALL": requirement})
+    problems = problems_with(executed, notebook)
+    after = frozen(python)
+    for package in KEPT_PACKAGES:
+        if after.get(package) != baseline[package]:
+            problems.append(f"{package} was replaced: {baseline[package]} -> {after.get(package)}")
+    if "positional-encoding-companion" not in after:
+        problems.append("the setup cell did not install the companion")
+    added = sorted(set(after) - set(baseline))
+    if added:
+        run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", *added])
+    status = "ok" if not problems else "FAILED"
+    print(f"{notebook.name:36s} {status} in {time.perf_counter() - began:.0f} s (installed {len(added)} packages)",
+          flush=True)
+    return [f"{notebook.name}: {problem}" for problem in problems]
+
+
+def main(notebooks: list[Path], workers: int) -> int:
     failures = []
     with tempfile.TemporaryDirectory(prefix="colab-") as scratch:
         scratch = Path(scratch)
@@ -187,26 +224,26 @@ def main(notebooks: list[Path]) -> int:
               f"{run([str(python), '-c', 'import platform; print(platform.python_version())']).stdout.strip()}, "
               f"numpy {baseline['numpy']}, torch {baseline['torch']}; companion wheel {wheel.name}", flush=True)
         env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
-        env["PATH"] = f"{python.parent}{os.pathsep}{env['PATH']}"
-        for notebook in notebooks:
-            began = time.perf_counter()
-            requirement = f"positional-encoding-companion[all] @ {wheel.as_uri()}"  # as the setup cell's, from the wheel
-            executed = execute(python, notebook, scratch / notebook.stem, {**env, "PE_BOOK_INSTALL": requirement})
-            problems = problems_with(executed, notebook)
-            after = frozen(python)
-            for package in KEPT_PACKAGES:
-                if after.get(package) != baseline[package]:
-                    problems.append(f"{package} was replaced: {baseline[package]} -> {after.get(package)}")
-            if "positional-encoding-companion" not in after:
-                problems.append("the setup cell did not install the companion")
-            added = sorted(set(after) - set(baseline))
-            if added:
-                run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", *added])
-            status = "ok" if not problems else "FAILED"
-            print(f"{notebook.name:36s} {status} in {time.perf_counter() - began:.0f} s (installed {len(added)} packages)",
-                  flush=True)
-            failures += [f"{notebook.name}: {problem}" for problem in problems]
+        # One chapter at a time per worker, each worker with its own copy of the environment (a chapter
+        # installs the companion and removes it afterwards); the longest chapters first.
+        workers = max(1, min(workers, len(notebooks)))
+        pythons = queue.Queue()
+        for number in range(workers):
+            pythons.put(worker_environment(python, scratch / f"env-{number}"))
+        longest_first = sorted(notebooks, key=lambda notebook: notebook.stat().st_size, reverse=True)
+
+        def one(notebook: Path) -> list[str]:
+            own = pythons.get()
+            try:
+                return run_chapter(own, baseline, wheel, notebook, scratch, env)
+            finally:
+                pythons.put(own)
+
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for problems in pool.map(one, longest_first):
+                failures += problems
         # Without the companion (not in Colab, no override), a chapter stops with a message.
+        env["PATH"] = f"{python.parent}{os.pathsep}{env['PATH']}"
         executed = execute(python, notebooks[0], scratch / "without-companion", env)
         outputs = json.loads(executed.read_text())["cells"][0]["outputs"]
         errors = [output for output in outputs if output["output_type"] == "error"]
@@ -228,4 +265,4 @@ if __name__ == "__main__":
         print(f"Colab-like environment ready in {ENVIRONMENT} after {time.perf_counter() - began:.0f} s")
         sys.exit(0)
     chosen = [Path(argument).resolve() for argument in sys.argv[1:]]
-    sys.exit(main(chosen or sorted(READER_NOTEBOOKS.glob("*.ipynb"))))
+    sys.exit(main(chosen or sorted(READER_NOTEBOOKS.glob("*.ipynb")), workers=os.cpu_count() or 1))

@@ -52,6 +52,11 @@ LINE_STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "v", "d", "x")
 
 
+def _positions(length: float) -> str:
+    """A length in positions for a label: one decimal below 10 (2π is 6.3, not 6), whole numbers above."""
+    return f"{length:.1f}" if length < 10 else f"{length:,.0f}"
+
+
 def _axes(ax):
     if ax is None:
         _, ax = plt.subplots()
@@ -399,7 +404,7 @@ def plot_columns(positions, d_model: int, pairs, *, base: float = 10_000.0, ax=N
         steps = max(positions.size, int(np.ceil((positions[-1] - positions[0]) / wavelength * samples_per_turn)) + 1)
         smooth = np.linspace(positions[0], positions[-1], steps)
         line, = ax.plot(smooth, np.sin(omega[pair] * smooth), ls=LINE_STYLES[index % len(LINE_STYLES)], lw=1.2,
-                        label=f"pair {pair} (column {2 * pair}), wavelength {wavelength:,.0f}")
+                        label=f"pair {pair} (column {2 * pair}), wavelength {_positions(wavelength)}")
         lines.append(line)
     label = "dots: the table's values at its positions"
     for line, pair in zip(lines, pairs):

@@ -111,6 +111,8 @@ def test_columns_are_smooth_waves_through_the_tables_sine_columns():
         assert np.diff(x).max() * omega[pair] <= 2 * np.pi / 24 + 1e-12  # at least 24 points per turn
         assert f"column {2 * pair}" in line.get_label()
     assert len({line.get_linestyle() for line in waves}) == 3
+    # wavelengths below 10 positions keep a decimal: 2π is 6.3, not 6
+    assert [line.get_label().split("wavelength ")[1] for line in waves] == ["6.3", "112", "47,117"]
     # pair 0 (wavelength 6.3) is sampled 6 times per turn: its table values are marked; pair 31 is not
     (dots,) = [line for line in ax.get_lines() if line.get_gid() == "samples"]
     np.testing.assert_array_equal(dots.get_xdata(), positions)

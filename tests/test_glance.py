@@ -41,6 +41,11 @@ def test_the_block_is_short_enough_to_copy_and_fits_the_page():
     assert max(map(len, lines)) <= 79  # the code column of the page, the PDF and Colab
 
 
+def test_the_copied_module_rejects_an_odd_width_by_name(glance_layer):
+    with pytest.raises(ValueError, match="d_model must be even, got 7"):
+        glance_layer(7)
+
+
 @pytest.mark.parametrize(("d_model", "seq_len", "offset"), WIDTHS_LENGTHS_OFFSETS)
 def test_the_copied_module_equals_the_companions_layer_in_float32(glance_layer, d_model, seq_len, offset):
     x = torch.randn(3, seq_len, d_model, generator=torch.Generator().manual_seed(d_model + seq_len))

@@ -2,12 +2,16 @@
 
 The chapter *Black and brown: word vectors meet positions* trains on these:
 
-- The *toy corpus*: the three sentences of the notebook after Rothman (2021),
-  repeated 150 times, one
-  repetition per line (``data/toy_corpus.txt``, shipped as ``companion.data``).
-- The *text8 head*: the first part of text8 (Wikipedia text prepared by Matt
-  Mahoney), stemmed and with stop words removed, 250 lines and 331,339
-  tokens, shipped inside gensim's wheel as ``head500.noblanks.cor``.
+- The *toy corpus*: the three sentences the notebook after Rothman (2021)
+  trains on, 150 times, one repetition per line (``data/toy_corpus.txt``,
+  shipped as ``companion.data``). The notebook's own file glues the sentences
+  of a repetition (``rug.The cat``); this copy separates them.
+- The *Wikipedia sample*: a stemmed, stop-word-free extract of English
+  Wikipedia, 250 articles from the start of a dump ("Anarchism", "Autism",
+  "Albedo", ...), one per line, 331,339 tokens, which gensim ships as test data
+  (``head500.noblanks.cor``). It is not text8: it keeps hyphens, accented
+  letters and apostrophes ("merriam-webst", "encyclopædia"), where text8 holds
+  only the letters a-z, and it has no stop words, which text8 keeps.
 - *WordSim-353* (Finkelstein et al., 2002): 353 word pairs with human
   similarity ratings, shipped by gensim as ``wordsim353.tsv``.
 
@@ -18,6 +22,7 @@ restore it, before any of it is used.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from importlib.resources import files
 from pathlib import Path
 
@@ -27,12 +32,12 @@ __all__ = [
     "TOY_SENTENCES",
     "TOY_REPETITIONS",
     "toy_corpus_text",
-    "text8_head_sentences",
+    "wikipedia_sample_sentences",
     "wordsim353_pairs",
     "read_verified",
 ]
 
-#: The three sentences of the notebook after Rothman (2021), as its text file holds them.
+#: The three sentences that the text file of the notebook after Rothman (2021) repeats.
 TOY_SENTENCES = (
     "The black cat sat on the couch and the brown dog slept on the rug.",
     "The cat did not cross the street because it was too wet.",
@@ -41,7 +46,7 @@ TOY_SENTENCES = (
 TOY_REPETITIONS = 150
 
 TOY_CORPUS_SHA256 = "47afd288ca606d119d71dabe15861171a5f6c63ed2d9c4edd3bd560e7f734e93"
-TEXT8_HEAD_SHA256 = "af9892fa37eef66079a8fcd5d25090104ee7e588f6121ee43817d82131f12474"
+WIKIPEDIA_SAMPLE_SHA256 = "af9892fa37eef66079a8fcd5d25090104ee7e588f6121ee43817d82131f12474"
 WORDSIM353_SHA256 = "f92a022fc2537793a15bc3a8c162ebcd74990e033a228bb6388cb71e4c0b1e1d"
 
 _RESTORE_TOY = (
@@ -129,12 +134,14 @@ def _gensim_test_file(name: str) -> Path:
     return Path(datapath(name))
 
 
-def text8_head_sentences(path=None) -> list[list[str]]:
-    """The head of text8 as gensim ships it: 250 lines of stemmed tokens.
+def wikipedia_sample_sentences(path=None) -> list[list[str]]:
+    """The Wikipedia sample gensim ships as test data: 250 articles of stemmed tokens.
 
     The tokens are lower-case Porter-style stems with stop words removed
-    ("philosophi", "anarch"; no "the").  Each line is one "sentence" of up
-    to 6,610 tokens, within gensim's limit of 10,000.
+    ("philosophi", "anarch"; no "the"), and keep hyphens, accented letters
+    and apostrophes ("merriam-webst", "encyclopædia"). Each line is one
+    article, used as one "sentence" of up to 6,610 tokens, within gensim's
+    limit of 10,000.
 
     Parameters
     ----------
@@ -153,12 +160,12 @@ def text8_head_sentences(path=None) -> list[list[str]]:
 
     Examples
     --------
-    >>> sentences = text8_head_sentences()
+    >>> sentences = wikipedia_sample_sentences()
     >>> len(sentences), sum(map(len, sentences)), sentences[0][:3]
     (250, 331339, ['anarch', 'greek', 'rule'])
     """
     path = _gensim_test_file("head500.noblanks.cor") if path is None else path
-    text = read_verified(path, TEXT8_HEAD_SHA256, _RESTORE_GENSIM).decode("utf-8")
+    text = read_verified(path, WIKIPEDIA_SAMPLE_SHA256, _RESTORE_GENSIM).decode("utf-8")
     return [line.split() for line in text.splitlines() if line.strip()]
 
 
@@ -183,3 +190,15 @@ def wordsim353_pairs() -> list[tuple[str, str, str]]:
     """
     text = read_verified(_gensim_test_file("wordsim353.tsv"), WORDSIM353_SHA256, _RESTORE_GENSIM).decode("utf-8")
     return [tuple(line.split("\t")) for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def __getattr__(name: str):
+    # Version 0.1.0 called the Wikipedia sample "the text8 head", which it is not.
+    if name == "text8_head_sentences":
+        warnings.warn(
+            "text8_head_sentences is deprecated: the file is not text8; use wikipedia_sample_sentences",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return wikipedia_sample_sentences
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

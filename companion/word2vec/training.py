@@ -125,7 +125,7 @@ def word_vector(model, word: str) -> np.ndarray:
     model : gensim.models.Word2Vec or gensim.models.KeyedVectors
         A trained model or its vectors.
     word : str
-        The word, as the corpus spells it (the text8 head is stemmed).
+        The word, as the corpus spells it (the Wikipedia sample is stemmed).
 
     Returns
     -------
@@ -147,8 +147,8 @@ def word_vector(model, word: str) -> np.ndarray:
     if word not in vectors.key_to_index:
         raise UnknownWordError(
             f"word {word!r} is not in the model's vocabulary of {len(vectors)} words: it does not "
-            f"occur in the corpus, or fewer than min_count times; check its spelling (the text8 "
-            f"head is stemmed: 'philosophi', not 'philosophy')"
+            f"occur in the corpus, or fewer than min_count times; check its spelling (the "
+            f"Wikipedia sample is stemmed: 'philosophi', not 'philosophy')"
         )
     return np.asarray(vectors[word], dtype=np.float64)
 

@@ -10,8 +10,8 @@ from companion.word2vec.corpora import (
     TOY_REPETITIONS,
     TOY_SENTENCES,
     read_verified,
-    text8_head_sentences,
     toy_corpus_text,
+    wikipedia_sample_sentences,
 )
 
 
@@ -28,12 +28,28 @@ def test_data_readme_lists_the_checked_sha256():
     assert listed["toy_corpus.txt"] == actual == corpora.TOY_CORPUS_SHA256
 
 
-def test_text8_head_is_the_stemmed_wikipedia_sample():
-    sentences = text8_head_sentences()
+def test_wikipedia_sample_is_stemmed_and_free_of_stop_words():
+    sentences = wikipedia_sample_sentences()
     tokens = [token for sentence in sentences for token in sentence]
     assert len(sentences) == 250 and len(tokens) == 331_339
     assert tokens.count("black") == 184 and tokens.count("brown") == 49
     assert "the" not in tokens and "philosophi" in tokens  # stop words removed, stemmed
+    assert sentences[0][:3] == ["anarch", "greek", "rule"]  # the article "Anarchism", stemmed
+
+
+def test_wikipedia_sample_is_not_text8():
+    # text8 holds only the letters a-z and keeps stop words: "anarchism originated as a term of abuse"
+    characters = set("".join(token for sentence in wikipedia_sample_sentences() for token in sentence))
+    assert {"-", "é", "æ", "'"} <= characters
+    assert not characters <= set("abcdefghijklmnopqrstuvwxyz")
+
+
+def test_the_old_name_is_deprecated_but_still_reads_the_sample():
+    with pytest.deprecated_call(match="not text8; use wikipedia_sample_sentences"):
+        old_name = corpora.text8_head_sentences
+    assert old_name is wikipedia_sample_sentences
+    with pytest.raises(AttributeError, match="no attribute 'text9'"):
+        corpora.text9
 
 
 def test_missing_file_is_named_with_a_remedy(tmp_path):
@@ -54,7 +70,7 @@ def test_altered_gensim_file_points_to_reinstalling_gensim(tmp_path):
     fake = tmp_path / "head500.noblanks.cor"
     fake.write_text("anarch greek\n")
     with pytest.raises(ValueError, match="reinstall gensim"):
-        text8_head_sentences(fake)
+        wikipedia_sample_sentences(fake)
 
 
 def test_read_verified_returns_the_bytes(tmp_path):

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from companion.word2vec.corpora import text8_head_sentences, toy_corpus_text
+from companion.word2vec.corpora import toy_corpus_text, wikipedia_sample_sentences
 from companion.word2vec.tokenization import tokenize
 from companion.word2vec.training import (
     SOURCE_SETTINGS,
@@ -62,7 +62,7 @@ def test_bad_settings(kwargs, message):
 
 
 def test_stemming_wordsim_matches_more_of_a_stemmed_corpus():
-    model = train_word2vec(text8_head_sentences(), vector_size=16, min_count=5, epochs=1)
+    model = train_word2vec(wikipedia_sample_sentences(), vector_size=16, min_count=5, epochs=1)
     raw, stemmed = wordsim353_scores(model), wordsim353_scores(model, stem=True)
     assert stemmed["oov_percent"] < raw["oov_percent"] - 30
     assert -1 <= stemmed["spearman"] <= 1

@@ -19,7 +19,7 @@ MINIMUM_VERSIONS = {
     "torch": (2, 1),
     "gensim": (4, 4),
     "nltk": (3, 9),
-    "matplotlib": (3, 7),
+    "matplotlib": (3, 10),
     "mpmath": (1, 3),
     "sympy": (1, 12),
 }

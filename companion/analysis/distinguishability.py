@@ -12,9 +12,9 @@ rounded to a narrower dtype adds its rounding error to these distances, and can
 store two positions as one vector (:func:`rounding_breakpoints`).
 
 The cosine similarity of positions :math:`k` apart, :math:`\frac{2}{d_{model}}
-\sum_i \cos(\omega_i k)` (``offset_similarity``), ripples as the fast pairs turn;
-:func:`similarity_trend` is its smooth part, and :func:`count_pairs_by_turn` sorts the
-pairs by how far they turn over a sequence.
+\sum_i \cos(\omega_i k)` (``offset_similarity``), ripples about a smooth trend
+(:func:`similarity_trend`); :func:`count_pairs_by_turn` sorts the pairs by how far they
+turn over a sequence.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ __all__ = [
     "rounding_breakpoints",
     "similarity_scales",
     "similarity_trend",
+    "similarity_trend_crossings",
     "similarity_trend_scales",
 ]
 
@@ -336,11 +337,14 @@ def similarity_trend(offsets, base: float = 10_000.0) -> np.ndarray:
         \frac{1}{\ln b} \int_{1/b}^{1} \cos(\omega k) \, \frac{d\omega}{\omega}
         = \frac{\mathrm{Ci}(k) - \mathrm{Ci}(k/b)}{\ln b},
 
-    with :math:`\mathrm{Ci}` the cosine integral.  :math:`\mathrm{Ci}(k)` is the fast end's
-    share: it oscillates and decays like :math:`\sin(k)/k`, and in the finite sum it is the
-    ripple.  Dropping it leaves the trend, which for :math:`1 \ll k \ll b` is
+    with :math:`\mathrm{Ci}` the cosine integral.  :math:`\mathrm{Ci}(k)` is the fastest pairs'
+    share: it oscillates and decays like :math:`\sin(k)/k`, so it matters only over the first
+    few dozen offsets.  Dropping it leaves the trend, which for :math:`1 \ll k \ll b` is
     :math:`1 - (\gamma + \ln k)/\ln b` (:math:`\gamma` Euler's constant): the similarity
     loses :math:`1/\ln b` per factor :math:`e` of distance, the same for every width.
+    The ripples about it at larger offsets are the error of the integral itself: pairs that
+    turn many times within :math:`k` add cosines of nearly random sign, each weighing
+    :math:`2/d_{model}`, which do not cancel; they shrink as the width grows.
 
     Parameters
     ----------
@@ -375,6 +379,44 @@ def similarity_trend(offsets, base: float = 10_000.0) -> np.ndarray:
     return np.array(trend).reshape(offsets.shape)
 
 
+def similarity_trend_crossings(base: float = 10_000.0) -> tuple[float, float]:
+    r"""Where the trend of :func:`similarity_trend` crosses 1/2 and 0, in positions, unrounded.
+
+    The trend :math:`-\mathrm{Ci}(k/b)/\ln b` reaches 1/2 at :math:`k = x_{1/2}\,b`, with
+    :math:`\mathrm{Ci}(x_{1/2}) = -\tfrac12 \ln b`, close to :math:`e^{-\gamma}\sqrt{b}` (where
+    :math:`\gamma + \ln k = \tfrac12 \ln b`), and 0 at :math:`k = x_0 b`, with :math:`x_0 = 0.6165`
+    the first zero of Ci.  Both roots are found with mpmath.
+
+    Parameters
+    ----------
+    base : float, default 10000.0
+        Finite and greater than 1.
+
+    Returns
+    -------
+    half, zero : float
+        The offsets at which the trend is 1/2 and 0, in positions.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad `base`.
+
+    Examples
+    --------
+    >>> half, zero = similarity_trend_crossings(100.0)
+    >>> round(half, 2), round(zero, 2)
+    (5.62, 61.65)
+    """
+    mpmath = _mpmath()
+    base = check_base(base)
+    log_base = math.log(base)
+    first_zero = mpmath.findroot(mpmath.ci, 0.6)
+    start = math.exp(-float(mpmath.euler)) / math.sqrt(base)  # gamma + ln x = -ln(b) / 2
+    half = mpmath.findroot(lambda x: mpmath.ci(x) + log_base / 2, start)
+    return float(half) * base, float(first_zero) * base
+
+
 def similarity_trend_scales(base: float = 10_000.0) -> SimilarityScales:
     r"""Where the trend of :func:`similarity_trend` crosses 1/2 and 0, rounded to whole positions.
 
@@ -391,7 +433,8 @@ def similarity_trend_scales(base: float = 10_000.0) -> SimilarityScales:
     Returns
     -------
     SimilarityScales
-        ``(half, zero)``, in positions (rounded to the nearest integer, at least 1).
+        ``(half, zero)``, in positions (rounded to the nearest integer, at least 1;
+        unrounded: :func:`similarity_trend_crossings`).
 
     Raises
     ------
@@ -403,13 +446,8 @@ def similarity_trend_scales(base: float = 10_000.0) -> SimilarityScales:
     >>> similarity_trend_scales(10_000.0)
     SimilarityScales(half=56, zero=6165)
     """
-    mpmath = _mpmath()
-    base = check_base(base)
-    log_base = math.log(base)
-    first_zero = mpmath.findroot(mpmath.ci, 0.6)
-    start = math.exp(-float(mpmath.euler)) / math.sqrt(base)  # gamma + ln x = -ln(b) / 2
-    half = mpmath.findroot(lambda x: mpmath.ci(x) + log_base / 2, start)
-    return SimilarityScales(max(1, round(float(half) * base)), max(1, round(float(first_zero) * base)))
+    half, zero = similarity_trend_crossings(base)
+    return SimilarityScales(max(1, round(half)), max(1, round(zero)))
 
 
 class PairGroups(NamedTuple):

@@ -303,8 +303,10 @@ def recorded_benchmark() -> dict:
     -------
     dict
         ``machine`` (str), ``date`` (ISO date), ``processes`` (int), ``rounds`` (int),
-        ``builders`` (the rows of :func:`summarize_processes` for ``SPEED_METHODS``, ratios
-        to the fastest recipe) and ``loop`` (for ``LOOP_METHODS``, ratios to the loop).
+        ``builders`` (the rows of :func:`summarize_processes` for ``SPEED_METHODS``: each
+        ``ratio`` is the median over the processes of the builder's time divided by the fastest
+        recipe's time in the same process, which need not equal the ratio of the medians
+        ``seconds``) and ``loop`` (for ``LOOP_METHODS``, ratios to the loop, the same way).
 
     Raises
     ------

@@ -12,6 +12,7 @@ from companion.analysis.distinguishability import (
     rounding_breakpoints,
     similarity_scales,
     similarity_trend,
+    similarity_trend_crossings,
     similarity_trend_scales,
 )
 from companion.analysis.linearity import relative_dot_product
@@ -122,6 +123,16 @@ def test_trend_scales_grow_as_the_square_root_of_the_base_and_as_the_base(base):
     assert similarity_trend([zero - 0.5], base)[0] > 0 >= similarity_trend([zero + 0.5], base)[0]
     assert abs(half - np.exp(-np.euler_gamma) * np.sqrt(base)) <= 0.5 + 1e-3 * np.sqrt(base)
     assert abs(zero - 0.616505 * base) <= 0.5 + 1e-6 * base
+
+
+def test_unrounded_trend_crossings_grow_exactly_as_the_laws_say():
+    """From base 100 to 10**6 the half point moves about 100-fold (as sqrt b) and the zero exactly 10**4-fold (as b)."""
+    (half_low, zero_low), (half_high, zero_high) = similarity_trend_crossings(1e2), similarity_trend_crossings(1e6)
+    assert similarity_trend([half_low], 1e2)[0] == pytest.approx(0.5, abs=1e-12)
+    assert similarity_trend([zero_high], 1e6)[0] == pytest.approx(0.0, abs=1e-12)
+    assert zero_high / zero_low == pytest.approx(1e4, rel=1e-12)
+    assert half_high / half_low == pytest.approx(100, rel=2e-3)  # e^-gamma sqrt(b) is the law for b >> 1
+    assert similarity_trend_scales(1e2) == (round(half_low), round(zero_low))
 
 
 def test_similarity_trend_rejects_offsets_that_are_not_positive():

@@ -54,6 +54,15 @@ def _sequences_with_counts_at_most(length: int, symbols: int, bound: int) -> int
                for j in range(min(bound, length) + 1))
 
 
+@lru_cache(maxsize=None)
+def _expected_largest_share(draws: int, symbols: int) -> Fraction:
+    """E[largest count among `draws` uniform draws from `symbols` symbols] / `draws`, exactly; `draws` > 0."""
+    # E[max count] = sum over m >= 0 of P(max count > m), over the symbols ** draws sequences
+    expected_max = sum(1 - Fraction(_sequences_with_counts_at_most(draws, symbols, m), symbols**draws)
+                       for m in range(draws))
+    return expected_max / draws
+
+
 @dataclass(frozen=True)
 class CopyOffsetTask:
     """Output, at position ``p``, the token at position ``p - offset``.
@@ -162,10 +171,7 @@ class CopyOffsetTask:
         seq_len = check_count(seq_len, "seq_len")
         accuracy = np.full(seq_len, np.nan)
         for p in range(self.offset, seq_len):
-            # E[max count] = sum over m >= 0 of P(max count > m), over the symbols ** p sequences
-            expected_max = sum(1 - Fraction(_sequences_with_counts_at_most(p, self.symbols, m), self.symbols**p)
-                               for m in range(p))
-            accuracy[p] = float(expected_max / p)
+            accuracy[p] = float(_expected_largest_share(p, self.symbols))
         return accuracy
 
 
@@ -249,6 +255,51 @@ class LatestMarkerTask:
         latest = np.maximum.accumulate(np.where(is_marker, np.arange(seq_len), -1), axis=1)
         seen = np.take_along_axis(marker, np.maximum(latest, 0), axis=1)
         return tokens, np.where(latest >= 0, seen, self.markers)
+
+    def order_blind_accuracy(self, seq_len: int) -> np.ndarray:
+        """The best accuracy at each position of a model that sees the tokens so far but not their order.
+
+        Such a model (one causal layer without positions, say) knows its own token and the multiset
+        of the ``p`` tokens before it. If its own token is a marker, that is the answer; if no
+        earlier token is, the answer is "none". Otherwise every order of the earlier tokens is
+        equally likely, so the latest of their ``n`` markers is each marker id with probability (its
+        count) / ``n``, and the best guess, the most frequent marker, is right with probability
+        ``E[largest count] / n``. The number of earlier markers is binomial, ``n ~ B(p, marker_rate)``.
+
+        Parameters
+        ----------
+        seq_len : int
+            Number of positions; non-negative.
+
+        Returns
+        -------
+        ndarray, shape (seq_len,), float64
+            At position ``p``: ``marker_rate + (1 - marker_rate) * E[share of the most frequent of
+            the n earlier markers]``, the share being 1 when ``n = 0``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If `seq_len` is not a non-negative integer.
+
+        Examples
+        --------
+        At position 0 the answer is the token itself or "none"; at position 1, with one earlier
+        marker or none, the guess is still certain; from two earlier markers on it can fail.
+
+        >>> accuracy = LatestMarkerTask().order_blind_accuracy(4)
+        >>> accuracy[:2].tolist(), bool(accuracy[2] < 1)
+        ([1.0, 1.0], True)
+        """
+        seq_len, rate = check_count(seq_len, "seq_len"), self.marker_rate
+        accuracy = np.empty(seq_len)
+        for p in range(seq_len):
+            # n earlier markers, with binomial probability; with none, "none" is certain
+            earlier = (1 - rate) ** p + sum(
+                comb(p, n) * rate**n * (1 - rate) ** (p - n) * float(_expected_largest_share(n, self.markers))
+                for n in range(1, p + 1))
+            accuracy[p] = rate + (1 - rate) * earlier
+        return accuracy
 
 
 @dataclass(frozen=True)

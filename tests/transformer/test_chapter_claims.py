@@ -15,7 +15,8 @@ import pytest
 
 from companion import angular_frequencies
 from companion.transformer.attention import most_attended_offset, weight_from_offset, weight_on_offset
-from companion.transformer.experiments import Setup, look_back_weights, mean_attention_maps, train_and_evaluate
+from companion.transformer.experiments import (RANGES, Setup, look_back_weights, mean_attention_maps,
+                                               train_and_evaluate)
 from companion.transformer.positions import POSITION_SCHEMES
 from companion.transformer.probe import position_probe
 from companion.transformer.tasks import TASKS
@@ -77,10 +78,13 @@ def test_copying_two_back_needs_relative_positions_and_only_rotary_keeps_it_at_2
     far_back = np.mean(weight_from_offset(long_maps, L)[2 * L:])
     two_back = np.mean(weight_on_offset(long_maps, 2)[2 * L:])
     assert far_back >= 0.5 and two_back <= 0.5 and far_back > two_back
-    # NoPE scores what a model blind to order can: the most frequent earlier token
-    blind = TASKS["copy"].order_blind_accuracy(L)
+    # NoPE scores what a model blind to order can: the most frequent earlier token; beyond L too (the exercise)
+    blind = TASKS["copy"].order_blind_accuracy(4 * L)
     assert abs(run["none"].accuracy.by_position()[2] - blind[2]) <= 0.1
     assert abs(run["none"].accuracy.between(8, 16) - blind[8:16].mean()) <= 0.03
+    for length in ("2L", "4L"):
+        start, stop = RANGES[length]
+        assert abs(run["none"].at(length) - blind[start * L:stop * L].mean()) <= 0.03, length
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -112,11 +116,19 @@ def test_the_latest_marker_alibi_keeps_it_to_4l_rotary_to_2l(runs, seed):
     run = {scheme: runs[seed][("marker", scheme)] for scheme in POSITION_SCHEMES}
     for scheme in ("sinusoidal", "learned", "rotary", "alibi"):
         assert run[scheme].at("L") >= 0.9, scheme
-    assert run["none"].at("L") <= 0.92
     assert run["alibi"].at("2L") >= 0.85 and run["alibi"].at("4L") >= 0.85
     assert run["rotary"].at("2L") >= 0.9 and run["rotary"].at("4L") <= 0.8
     for scheme in ("sinusoidal", "learned"):
         assert run[scheme].at("2L") <= 0.75, scheme
+    # NoPE never beats a model blind to order (its own token, each marker's count so far), and nears it at L;
+    # past L the learned and sinusoidal models do no better than that model
+    blind = TASKS["marker"].order_blind_accuracy(4 * L)
+    blind_at = {length: blind[start * L:stop * L].mean() for length, (start, stop) in RANGES.items()}
+    for length, value in blind_at.items():
+        assert run["none"].at(length) <= value + 0.02, length
+    assert run["none"].at("L") >= blind_at["L"] - 0.05
+    for scheme in ("sinusoidal", "learned"):
+        assert run[scheme].at("2L") <= blind_at["2L"] + 0.1 and run[scheme].at("4L") <= blind_at["4L"], scheme
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -134,6 +146,7 @@ def test_no_base_and_no_learned_frequency_makes_the_sinusoidal_model_extrapolate
              1e6: runs[seed][("copy", "sinusoidal", 1e6)]}
     for base, run in bases.items():
         assert run.at("L") >= 0.98 and run.at("2L") <= 0.6, base
+    assert bases[1e2].at("2L") <= 0.2  # the smallest base falls furthest
     learnable = runs[seed][("copy", "learnable")]
     assert learnable.at("L") >= 0.98 and learnable.at("2L") <= 0.7
     moved = learnable.model.positional.frequencies().detach().numpy() / angular_frequencies(SETUP.d_model)

@@ -104,3 +104,45 @@ def test_order_blind_accuracy_is_what_the_most_frequent_earlier_token_scores():
 def test_order_blind_accuracy_rejects_a_bad_length():
     with pytest.raises(ValueError, match="seq_len"):
         CopyOffsetTask().order_blind_accuracy(-1)
+
+
+@pytest.mark.parametrize("markers, marker_rate", [(2, 0.5), (3, 0.2)])
+def test_marker_order_blind_accuracy_is_the_best_blind_guess_by_enumeration(markers, marker_rate):
+    # every position is ordinary (None) or marker j; the blind guess knows the own token and the earlier counts
+    import itertools
+
+    task = LatestMarkerTask(markers=markers, marker_rate=marker_rate)
+    accuracy = task.order_blind_accuracy(7)
+    kinds = [None, *range(markers)]
+    chance = {None: 1 - marker_rate, **{j: marker_rate / markers for j in range(markers)}}
+    for p in range(7):
+        expected = 0.0
+        for tokens in itertools.product(kinds, repeat=p + 1):
+            earlier = [token for token in tokens[:-1] if token is not None]
+            if tokens[-1] is not None or not earlier:
+                hit = 1.0  # the own marker, or "none"
+            else:  # the latest marker is any of the earlier ones with equal probability
+                hit = max(earlier.count(j) for j in range(markers)) / len(earlier)
+            expected += np.prod([chance[token] for token in tokens]) * hit
+        assert accuracy[p] == pytest.approx(expected, rel=1e-12)
+
+
+def test_marker_order_blind_accuracy_is_what_the_most_frequent_earlier_marker_scores():
+    task = LatestMarkerTask()
+    tokens, targets = task.sample(np.random.default_rng(4), 20_000, 24)
+    hits = np.zeros(24)
+    for p in range(24):
+        markers = np.where(tokens[:, :p] >= task.symbols, tokens[:, :p] - task.symbols, task.markers)
+        counts = np.apply_along_axis(np.bincount, 1, markers, minlength=task.markers + 1)[:, : task.markers]
+        guess = np.where(counts.sum(axis=1) > 0, counts.argmax(axis=1), task.markers)
+        guess = np.where(tokens[:, p] >= task.symbols, tokens[:, p] - task.symbols, guess)  # its own marker
+        hits[p] = np.mean(guess == targets[:, p])
+    exact = task.order_blind_accuracy(24)
+    np.testing.assert_allclose(hits, exact, atol=0.015)
+    assert exact[0] == exact[1] == 1 and np.all(np.diff(exact[1:]) < 0)
+    assert exact[-1] > task.marker_rate + (1 - task.marker_rate) / task.markers  # above guessing among markers
+
+
+def test_marker_order_blind_accuracy_rejects_a_bad_length():
+    with pytest.raises(ValueError, match="seq_len"):
+        LatestMarkerTask().order_blind_accuracy(-1)

@@ -6,6 +6,8 @@ Playwright (tools/headless_chromium.py); no browser is downloaded. Set CHROMIUM 
 Chromium-based browser.
 """
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 PDF = ROOT / "_build" / "pdf" / "book.pdf"
 VIEWPORT = {"width": 1280, "height": 900}
+# An explorable figure's specification as book/_ext/explorables.py writes it into a page.
+EXPLORABLE_SPEC = re.compile(r'<script type="application/json" class="pe-explorable-spec">(.*?)</script>', re.S)
 
 
 def book_pages() -> list[str]:
@@ -86,10 +90,16 @@ def screenshots() -> Path:
     return directory
 
 
-@pytest.fixture(scope="session")
-def explorables_url():
-    """The test page of the explorable figures (tests/site/explorables_book.py), built and served."""
-    from .explorables_book import PAGE, build
+def explorable_figures(site: Path = SITE) -> dict[str, list[str]]:
+    """Each explorable figure of the built book, by name, with the pages (relative to the site) that show it.
 
-    with serve(build(ROOT / "_build" / "explorables-test")) as url:
-        yield f"{url}/{PAGE}.html"
+    A figure is found as book/_ext/explorables.py writes it: its Vega-Lite specification in a
+    ``<script class="pe-explorable-spec">``, named by ``usermeta.explorable``.
+    """
+    found: dict[str, list[str]] = {}
+    for path in sorted(site.rglob("*.html")):
+        if "_static" in path.relative_to(site).parts:
+            continue
+        for spec in EXPLORABLE_SPEC.findall(path.read_text(encoding="utf-8")):
+            found.setdefault(json.loads(spec)["usermeta"]["explorable"], []).append(str(path.relative_to(site)))
+    return found

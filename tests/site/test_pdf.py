@@ -2,10 +2,12 @@
 
 What the PDF must hold is taken from the HTML build of the same sources: every page of _toc.yml
 by its title (numbered chapters with their numbers), every theorem-like block by its name, every
-bibliography entry, every figure; and nothing a reader should not see: raw TeX or MathJax's
+bibliography entry, every figure (each explorable figure as its still stand-in, under its caption);
+and nothing a reader should not see: raw TeX or MathJax's
 error messages.
 """
 
+import json
 import math
 import re
 import unicodedata
@@ -15,9 +17,10 @@ from functools import cache
 import pytest
 import yaml
 from bs4 import BeautifulSoup
+from PIL import Image
 from pypdf import PdfReader
 
-from .conftest import PDF, ROOT, SITE, book_pages
+from .conftest import PDF, ROOT, SITE, book_pages, explorable_figures
 
 PAGES = book_pages()
 # What MathJax left untypeset would show as TeX; what it failed on, as one of its messages.
@@ -61,9 +64,9 @@ def pdf() -> PdfReader:
 
 
 @pytest.fixture(scope="session")
-def extracted(pdf) -> tuple[str, str, Counter]:
-    """In one pass: the PDF's text; the part of it outside code (not in a monospace font); and how
-    many characters of that prose are printed at each size, in points."""
+def extracted(pdf) -> tuple[str, str, Counter, list[str]]:
+    """In one pass: the PDF's text; the part of it outside code (not in a monospace font); how
+    many characters of that prose are printed at each size, in points; and each page's text."""
     pages, prose, sizes = [], [], Counter()
 
     def outside_code(text, matrix, text_matrix, font, size):
@@ -75,7 +78,7 @@ def extracted(pdf) -> tuple[str, str, Counter]:
     for page in pdf.pages:
         pages.append(page.extract_text(visitor_text=outside_code))
         prose.append(" ")
-    return normalized(" ".join(pages)), normalized("".join(prose)), sizes
+    return normalized(" ".join(pages)), normalized("".join(prose)), sizes, [normalized(page) for page in pages]
 
 
 @pytest.fixture(scope="session")
@@ -131,7 +134,7 @@ def test_the_text_is_printed_at_its_size(extracted):
 
 
 def test_no_raw_tex_outside_code_and_no_mathjax_error(extracted):
-    text, prose, _ = extracted
+    text, prose, *_ = extracted
     assert len(prose) > len(text) / 3  # the prose is read, not only its code
     assert RAW_TEX.findall(prose) == []  # code may hold TeX (a plot's label), the prose may not
     assert [message for message in MATHJAX_ERRORS if message in text] == []
@@ -161,6 +164,44 @@ def test_every_figure_is_there(pdf):
     for page in pdf.pages:
         images(page.get("/Resources"), printed)
     assert figures and len(printed) >= len(figures)
+
+
+def stand_ins() -> dict[str, tuple[str, tuple[int, int]]]:
+    """Each explorable figure of the HTML book: its caption as printed ("Fig. 2.5 The clocks ...") and its
+    stand-in's size in pixels (the still image print and readers without JavaScript see)."""
+    found = {}
+    for name, pages in explorable_figures(SITE).items():
+        for path in pages:
+            for figure in html(path).select("figure:has(.pe-explorable)"):
+                spec = json.loads(figure.select_one("script.pe-explorable-spec").string)
+                if spec["usermeta"]["explorable"] != name:
+                    continue
+                for link in figure.select("figcaption .headerlink"):
+                    link.decompose()
+                image = figure.select_one("img.pe-explorable-stand-in")
+                with Image.open((SITE / path).parent / image["src"]) as still:
+                    found[name] = normalized(figure.figcaption.get_text(" ")), still.size
+    return found
+
+
+def test_every_explorable_figure_is_printed_as_its_stand_in(pdf, extracted):
+    """Paper shows each explorable figure's stand-in: on the page of its caption (or the one before, the
+    caption having run onto the next page), an image of the stand-in's own size in pixels."""
+    figures = stand_ins()
+    assert sorted(figures) == ["clocks", "look_back", "rotation", "similarity", "table"]
+    page_texts = extracted[3]
+    missing = {}
+    for name, (caption, size) in figures.items():
+        where = [index for index, page in enumerate(page_texts) if caption[:60] in page]
+        assert len(where) == 1, (name, caption, where)
+        drawn = set()
+        for index in (where[0] - 1, where[0]):
+            for number in images(pdf.pages[index].get("/Resources"), set()):
+                image = pdf.get_object(number)
+                drawn.add((int(image["/Width"]), int(image["/Height"])))
+        if size not in drawn:
+            missing[name] = (caption[:60], where[0] + 1, size, sorted(drawn))
+    assert missing == {}
 
 
 def test_the_first_page_of_the_site_links_the_pdf():

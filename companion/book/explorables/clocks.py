@@ -125,7 +125,8 @@ def _clock(pair: int, omega: float) -> dict:
 
 def _vector(d_model: int) -> dict:
     return {
-        "name": "vector", "width": 8 * (_CLOCK_PX + 6) - 40, "height": 140,
+        # as wide as the row of clocks above, its legend on top: the figure fits the book's column
+        "name": "vector", "width": 8 * (_CLOCK_PX + 6) - 6, "height": 140,
         "title": {"text": {"expr": "'PE(p) at position p = ' + p"}},
         "data": {"name": "clocks"},
         "transform": _flattened() + [{"filter": "datum.position == p"}, {"fold": ["sine", "cosine"], "as": ["kind", "value"]},
@@ -137,7 +138,8 @@ def _vector(d_model: int) -> dict:
             "y": {"field": "value", "type": "quantitative", "scale": {"domain": [-1, 1]}, "title": "value"},
             "color": {"field": "kind", "type": "nominal", "title": "column",
                       "scale": {"domain": ["sine", "cosine"], "range": ["#1f4e79", "#7fb2e5"]},
-                      "legend": {"labelExpr": "datum.label == 'sine' ? 'sine (2i)' : 'cosine (2i + 1)'"}},
+                      "legend": {"orient": "top", "direction": "horizontal", "title": None,
+                                 "labelExpr": "datum.label == 'sine' ? 'sine column (2i)' : 'cosine column (2i + 1)'"}},
             "tooltip": [{"field": "column"}, {"field": "value", "format": ".4f"}],
         },
     }

@@ -78,15 +78,19 @@ def rotation(d_model: int = 8, *, base: float = 10_000.0, position: int = 3, max
                 "shifted_cosine": rounded(shifted[:, 2 * pair + 1])} for pair in pairs]
     description = (
         f"Clocks of the {d_model // 2} pairs of a {d_model}-wide encoding (sine across, cosine up). In each, a "
-        f"hollow grey dot is pair i of PE({position}), an arc shows the turn R(k) applies to it, by ω_i k "
-        f"radians clockwise, and a black dot is where it lands; a larger coloured ring, drawn from the table "
+        f"grey dot is pair i of PE({position}), a red arc shows the turn R(k) applies to it, by ω_i k "
+        f"radians clockwise, and a black dot is where it lands; a larger green ring, drawn from the table "
         f"itself, is pair i of PE({position} + k), and the black dot always sits inside it. Below, the "
         f"{d_model} values of R(k) PE({position}) as bars with PE({position} + k) as ticks on them. The offset "
         f"k slider (0 to {max_offset}) sets the offset: pair 0 turns by k radians, most of a turn per step, while pair "
         f"{d_model // 2 - 1} turns by only {np.degrees(omega[-1] * max_offset):.1f} degrees at k = {max_offset}."
     )
-    body = {"vconcat": [{"hconcat": [_clock(pair, float(omega[pair])) for pair in pairs], "spacing": 8}, _vector(d_model, position)],
-            "spacing": 14}
+    # The marks of the clocks named above them, as the stand-in's legend names them.
+    key = {"text": f"grey dot: PE({position}); red arc: the turn R(k) applies; green ring: PE({position} + k); "
+                   f"black dot: R(k) PE({position})", "fontSize": 11, "fontWeight": "normal", "anchor": "middle",
+           "offset": 8}
+    clocks = {"hconcat": [_clock(pair, float(omega[pair])) for pair in pairs], "spacing": 8, "title": key}
+    body = {"vconcat": [clocks, _vector(d_model, position)], "spacing": 14}
     spec = specification("rotation", description, body,
                          params=[slider("k", "offset k", 0, max_offset, offset)], datasets={"rotation": dataset})
     return Explorable("rotation", spec, png(_stand_in(start, rotated[offset], shifted[offset], omega, position, offset)),
@@ -129,7 +133,7 @@ def _clock(pair: int, omega: float) -> dict:
              "mark": {"type": "circle", "size": 60, "color": "#999"},
              "encoding": {"x": {**x, "field": "sine"}, "y": {**y, "field": "cosine"}}}
     shifted = {"name": f"shifted_{pair}", "data": {"name": "rotation"}, "transform": _at_offset(pair),
-               "mark": {"type": "point", "size": 260, "strokeWidth": 2.5, "color": "#2ca02c"},
+               "mark": {"type": "point", "size": 260, "strokeWidth": 2.5, "color": "#2ca02c", "opacity": 1},
                "encoding": {"x": {**x, "field": "shifted_sine"}, "y": {**y, "field": "shifted_cosine"},
                             "tooltip": [{"field": "shifted_sine", "title": "PE(p + k), sine", "format": ".4f"},
                                         {"field": "shifted_cosine", "title": "PE(p + k), cosine", "format": ".4f"}]}}
@@ -167,8 +171,8 @@ def _stand_in(start, rotated, shifted, omega, position: int, offset: int):
     from matplotlib.figure import Figure
 
     pairs = start.size // 2
-    figure = Figure(figsize=(1.9 * pairs + 0.5, 4.4), layout="constrained")
-    top, bottom = figure.subfigures(2, 1, height_ratios=[1.25, 1])
+    figure = Figure(figsize=(1.9 * pairs + 0.5, 4.8), layout="constrained")
+    top, bottom = figure.subfigures(2, 1, height_ratios=[1.4, 1])
     circle = np.linspace(0, 2 * np.pi, 200)
     for pair, ax in enumerate(top.subplots(1, pairs)):
         turn = (omega[pair] * offset) % (2 * np.pi)
@@ -177,7 +181,7 @@ def _stand_in(start, rotated, shifted, omega, position: int, offset: int):
         ax.plot(0.82 * np.sin(arc), 0.82 * np.cos(arc), color="#d62728", lw=2, label="the turn R(k) applies")
         ax.plot(start[2 * pair], start[2 * pair + 1], "o", color="#999", ms=7, label=f"PE({position})")
         ax.plot(shifted[2 * pair], shifted[2 * pair + 1], "o", mfc="none", mec="#2ca02c", mew=2.5, ms=15,
-                label=f"PE({position + offset})")
+                label=f"PE({position} + {offset})")
         ax.plot(rotated[2 * pair], rotated[2 * pair + 1], "o", color="black", ms=6, label=f"R({offset}) PE({position})")
         ax.set_aspect("equal")
         ax.set_xlim(-1.2, 1.2)

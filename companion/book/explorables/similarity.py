@@ -145,14 +145,20 @@ def similarity_by_offset(*, d_models=(16, 64, 128, 512), bases=(100, 1_000, 10_0
         f"where it is and changes only the ripples around it, large for a narrow encoding, small for a wide one."
     )
     params = [choice("d_model", "d_model", d_models, d_model), choice("base", "base", bases, base)]
-    spec = specification("similarity", description, _body(max_offset), params=params, datasets=datasets)
+    # The y axis reaches down to the lowest value drawn at that width (every base alike), in steps of 0.2.
+    lowest = {width: min(-0.4, np.floor(min(min(curves["low"].min(), curves["similarity"].min(), curves["trend"].min())
+                                             for (each, _), curves in data.items() if each == width) / 0.2) * 0.2)
+              for width in d_models}
+    spec = specification("similarity", description, _body(max_offset, lowest), params=params, datasets=datasets)
     return Explorable("similarity", spec, png(_stand_in(d_model, base, max_offset)), description, data)
 
 
-def _body(max_offset: int) -> dict:
+def _body(max_offset: int, lowest: dict) -> dict:
     x = {"field": "offset", "type": "quantitative", "title": "offset k (positions)",
          "scale": {"type": "log", "domain": [1, max_offset]}, "axis": {"tickCount": 6, "format": "~s", "grid": False}}
-    y = {"field": "similarity", "type": "quantitative", "title": "cosine similarity", "scale": {"domain": [-0.4, 1]}}
+    bottom = f"{[round(float(value), 1) for value in lowest.values()]}[indexof({list(lowest)}, d_model)]"
+    y = {"field": "similarity", "type": "quantitative", "title": "cosine similarity",
+         "scale": {"domain": {"expr": f"[{bottom}, 1]"}}}
     chosen = {"filter": "datum.d_model == d_model && datum.base == base"}
     return {
         "width": 560, "height": 320,
@@ -164,7 +170,7 @@ def _body(max_offset: int) -> dict:
         "layer": [
             {"data": {"values": [{"level": 0}, {"level": 0.5}]},
              "mark": {"type": "rule", "color": "#888", "strokeDash": [2, 3], "aria": False},
-             "encoding": {"y": {"field": "level", "type": "quantitative"}}},
+             "encoding": {"y": {**y, "field": "level"}}},
             {"name": "band", "data": {"name": "band"}, "transform": [chosen, {"flatten": ["offset", "low", "high"]}],
              "mark": {"type": "area", "interpolate": "step-after", "color": "#4c78a8", "opacity": 0.35, "aria": False},
              "encoding": {"x": x, "y": {**y, "field": "low"}, "y2": {"field": "high"}}},

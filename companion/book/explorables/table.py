@@ -131,7 +131,8 @@ def _image(seq_len: int) -> dict:
         "transform": [{"calculate": "sequence(0, d_model)", "as": "column"}, {"flatten": ["column"]},
                       {"calculate": CELL, "as": "value"}, {"calculate": "datum.column + 1", "as": "column_end"},
                       {"calculate": "datum.position + 1", "as": "position_end"}],
-        "mark": {"type": "rect", "aria": False},
+        # each cell outlined in its own colour: no light seams between neighbouring cells (anti-aliasing)
+        "mark": {"type": "rect", "aria": False, "strokeWidth": 0.5},
         "encoding": {
             "x": {"field": "column", "type": "quantitative", "title": "column (dimension)",
                   "scale": {"domain": {"expr": "[0, d_model]"}, "nice": False, "zero": True}},
@@ -141,14 +142,19 @@ def _image(seq_len: int) -> dict:
             "y2": {"field": "position_end"},
             "color": {"field": "value", "type": "quantitative", "title": "value",
                       "scale": {"scheme": "redblue", "domain": [-1, 1]}},
+            "stroke": {"field": "value", "type": "quantitative", "scale": {"scheme": "redblue", "domain": [-1, 1]},
+                       "legend": None},
         },
     }
 
 
 def _waves(wave_len: int) -> dict:
     steps = wave_len * _SAMPLES_PER_POSITION
-    rank = {"field": "rank", "type": "nominal", "title": "pair i (sine column 2i)", "scale": {"domain": [0, 1, 2, 3]},
-            "legend": {"orient": "bottom", "direction": "horizontal", "labelExpr": f"'pair ' + {PAIRS}[datum.value]"}}
+    # Colours and dashes as the stand-in draws them (matplotlib's first four colours, solid to dotted).
+    legend = {"orient": "bottom", "direction": "horizontal", "labelExpr": f"'pair ' + {PAIRS}[datum.value]"}
+    rank = {"field": "rank", "type": "nominal", "title": "pair i (sine column 2i)", "legend": legend}
+    colour = {**rank, "scale": {"domain": [0, 1, 2, 3], "range": ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]}}
+    dash = {**rank, "scale": {"domain": [0, 1, 2, 3], "range": [[1, 0], [5, 2], [6, 2, 1, 2], [1.5, 1.5]]}}
     x = {"field": "position", "type": "quantitative", "title": "position p", "scale": {"domain": [0, wave_len]}}
     y = {"field": "value", "type": "quantitative", "title": "sin ω_i p", "scale": {"domain": [-1.05, 1.05]}}
     return {
@@ -159,8 +165,8 @@ def _waves(wave_len: int) -> dict:
                            {"calculate": PAIRS, "as": "pair"}, {"calculate": _RANKS, "as": "rank"},
                            {"flatten": ["pair", "rank"]},
                            {"calculate": WAVE, "as": "value"}],
-             "mark": {"type": "line", "strokeWidth": 1.4},
-             "encoding": {"x": x, "y": y, "color": rank, "strokeDash": rank, "order": {"field": "position"}}},
+             "mark": {"type": "line", "strokeWidth": 1.5},
+             "encoding": {"x": x, "y": y, "color": colour, "strokeDash": dash, "order": {"field": "position"}}},
             {"name": "samples", "data": {"sequence": {"start": 0, "stop": wave_len + 1, "as": "position"}},
              "transform": [{"calculate": "0", "as": "pair"}, {"calculate": WAVE, "as": "value"}],
              "mark": {"type": "circle", "size": 10, "color": "#222", "aria": False},

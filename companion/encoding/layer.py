@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+import threading
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +48,9 @@ GROWN_CACHE_ENTRIES = 2**25
 # What a checkpoint records about the table (get_extra_state): the settings that change its values.
 _TABLE_SETTINGS = ("d_model", "base", "layout", "spacing", "scale")
 
+# Held while a cache of max_len=None grows, so that two threads calling forward do not both extend it.
+_GROWTH_LOCK = threading.Lock()
+
 
 class TableMismatchError(ValueError):
     """A checkpoint was saved from a layer whose table differs from this one's.
@@ -75,6 +80,52 @@ def _describe(settings: dict[str, Any]) -> str:
     return ", ".join(f"{name}={settings[name]!r}" for name in _TABLE_SETTINGS if name in settings)
 
 
+def _settings_record(settings: dict[str, Any]) -> torch.Tensor:
+    """`settings` as a checkpoint holds them: their canonical JSON's bytes in a uint8 tensor.
+
+    A tensor, not a dict, because safetensors (and so ``save_pretrained``) stores tensors only.
+    """
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return torch.tensor(list(text.encode()), dtype=torch.uint8)
+
+
+def _read_settings(state: object) -> dict[str, Any] | None:
+    """The settings a checkpoint recorded: a uint8 tensor of JSON, or a dict (as the first 0.2.0 builds saved)."""
+    if isinstance(state, dict):
+        return state
+    if not (isinstance(state, torch.Tensor) and state.dtype == torch.uint8 and state.dim() == 1
+            and state.device.type != "meta"):
+        return None
+    try:
+        settings = json.loads(bytes(state.tolist()).decode("utf-8"))
+    except ValueError:  # not UTF-8, or not JSON
+        return None
+    return settings if isinstance(settings, dict) else None
+
+
+def _describe_state(state: object) -> str:
+    """A checkpoint's record of the table, as the mismatch message names it."""
+    settings = _read_settings(state)
+    if settings is not None:
+        return _describe(settings)
+    if isinstance(state, torch.Tensor):
+        return f"a {state.dtype} tensor of shape {tuple(state.shape)} that is not a record of the settings"
+    return repr(state)
+
+
+def _int64_ids(positions: torch.Tensor) -> torch.Tensor:
+    """Integer position ids as int64, for indexing: torch reads uint8 indices as a mask, and int8 or int16 not at all.
+
+    uint64 values of 2**63 or more would wrap to negative positions: they are refused (unless tracing).
+    """
+    ids = positions.to(torch.int64)
+    if (not positions.dtype.is_signed and positions.element_size() == 8 and positions.device.type != "meta"
+            and not tracing(positions) and bool((ids < 0).any())):
+        raise ValueError(f"positions must have magnitude at most 2**53 = {MAX_EXACT_POSITION} so that float64 holds "
+                         f"them exactly, got {positions.dtype} values of 2**63 or more")
+    return ids
+
+
 class SinusoidalPositionalEncoding(nn.Module):
     r"""Scale token embeddings by :math:`\sqrt{d_{model}}`, add the encoding of their positions, apply dropout.
 
@@ -88,7 +139,10 @@ class SinusoidalPositionalEncoding(nn.Module):
       layout of ``nn.Transformer*``).
     - ``positions``: None (``0 .. s - 1``), an int offset ``o`` (``o .. o + s - 1``, for
       decoding one token at a time with a key-value cache; a 0-d integer tensor too), or an
-      integer tensor of position ids, ``[s]`` or ``[b, s]`` (packed sequences, left padding).
+      integer tensor of position ids (any integer dtype, bool refused), ``[s]``, ``[b, s]``
+      (packed sequences, left padding) or ``[1, s]`` (one row for the whole batch, as
+      Hugging Face models pass ``position_ids``).  Ids are batch-first even with
+      ``batch_first=False``: ``[b, s]``, never ``[s, b]``.
     - output: the shape of ``x``, ``dropout(x * sqrt(d) + PE[positions])``, without the
       factor when ``scale=False`` (for code that scales its embeddings itself).
 
@@ -97,24 +151,41 @@ class SinusoidalPositionalEncoding(nn.Module):
     with the same accuracy.  With ``max_len=None`` (the default) the cache starts empty and
     grows to cover the positions asked for (doubling, up to :data:`~companion.encoding.layer.GROWN_CACHE_ENTRIES`
     entries), as fairseq's table does, so after the first call the layer costs what a cached
-    one does.  Every row is the float64 value rounded once to the buffer's dtype
-    (:func:`~companion.encoding.torch_table.consecutive_table`), and the buffer is rebuilt,
+    one does.  That cache is ``pe`` too, but a plain tensor attribute rather than a buffer, so
+    that ``DistributedDataParallel``, which broadcasts rank 0's buffers on every forward,
+    never sees caches grown to other lengths on other ranks; it moves with the module all
+    the same.  It grows under a lock, so threads may share the layer.  The table is rebuilt,
     not cast, when the module moves to another dtype or device (``.double()``, ``.half()``,
-    ``.to("cuda")``).  When ``x`` has another dtype or device than the buffer (autocast, say),
+    ``.to("cuda")``).  When ``x`` has another dtype or device than the table (autocast, say),
     the rows are computed in ``x``'s dtype on ``x``'s device.
 
-    The buffer is not saved in ``state_dict()``: it is a function of the arguments, rebuilt
+    Accuracy: every value is computed in float64 (the angle ``p * omega_i`` rounded once,
+    its sine and cosine a few float64 ulps from exact, see
+    :func:`~companion.encoding.torch_table.consecutive_table`) and rounded once to the
+    table's dtype.  So a float16 or bfloat16 table carries that dtype's rounding (up to
+    2**-12 or 2**-9 for values near 1), a float32 table float32's; the float64 angle's own
+    error, about ``p * 2**-53`` radians, matters only for huge positions (it reaches a
+    float32 half-ulp near ``p = 2**28``).  Positions beyond ``2**53`` in magnitude, which
+    float64 cannot hold exactly, are refused.
+
+    The table is not saved in ``state_dict()``: it is a function of the arguments, rebuilt
     exactly on construction, so checkpoints stay small and load into a module with another
     `max_len`.  What the checkpoint records instead is the table's settings (`d_model`,
-    `base`, `layout`, `spacing`, `scale`, as ``<prefix>_extra_state``): loading a checkpoint
-    saved with other settings raises :class:`~companion.encoding.layer.TableMismatchError`, naming both; a checkpoint
-    from before this record loads with a warning.
+    `base`, `layout`, `spacing`, `scale`, as ``<prefix>_extra_state``, a uint8 tensor of
+    their JSON, which safetensors and Hugging Face's ``save_pretrained`` store): loading a
+    checkpoint saved with other settings raises :class:`~companion.encoding.layer.TableMismatchError`, naming both; a
+    state dict without the record (saved by 0.1.0, or partial) loads with a warning, whether
+    or not the load is strict (torch does not tell a module which it is).  A Hugging Face
+    ``PreTrainedModel`` holding the layer calls its ``reset_parameters()`` in
+    ``_init_weights``: ``from_pretrained`` allocates non-persistent buffers without values.
 
     ``torch.compile(fullgraph=True, dynamic=True)`` and ``torch.export`` trace every path
     (sequence lengths and offsets stay symbolic, past `max_len` too; the choice between the
     cache and computed rows is a ``torch.cond``); under them the cache does not grow and the
-    values of position ids are not checked.  ``torch.func.vmap`` over position ids computes
-    the rows.  Built on the meta device, the module holds no values until it is
+    values of position ids are not checked.  An int offset given to ``torch.export`` is
+    specialised unless declared dynamic (``Dim.AUTO``): the program holds that offset and
+    refuses another; a 0-d tensor offset stays an input.  ``torch.func.vmap`` over position
+    ids computes the rows.  Built on the meta device, the module holds no values until it is
     materialised: ``module.to_empty(device=...)`` then ``module.reset_parameters()`` (or any
     move, which rebuilds the table).  TorchScript is refused (``torch.jit.script``).
 
@@ -216,7 +287,12 @@ class SinusoidalPositionalEncoding(nn.Module):
             table = torch.empty((rows, self.d_model), device=device, dtype=dtype)
         except RuntimeError as error:  # torch reports a failed allocation as a RuntimeError
             raise too_large(rows, self.d_model, torch.finfo(dtype).bits // 8) from error
-        self.register_buffer("pe", table, persistent=False)
+        if self.max_len is None:
+            # A cache that grows is a plain attribute, not a buffer: DDP broadcasts every buffer from rank 0
+            # on each forward, and caches grown to other lengths on other ranks would break the broadcast.
+            self.pe = table
+        else:
+            self.register_buffer("pe", table, persistent=False)
         self.register_buffer("angular_frequencies", frequencies(self.d_model, self.base, self.spacing, device),
                              persistent=False)
         self.reset_parameters()
@@ -259,74 +335,111 @@ class SinusoidalPositionalEncoding(nn.Module):
             dtype=self.pe.dtype if dtype is None else dtype, device=self.pe.device if device is None else device)
 
     def reset_parameters(self) -> None:
-        """Rebuild the cached table in place (after ``to_empty()``; a no-op on the meta device).
+        """Rebuild the frequencies and the cached table in place (a no-op on the meta device).
+
+        For modules whose buffers were allocated without their values: after
+        ``to_empty()``, or in the ``_init_weights`` of a Hugging Face ``PreTrainedModel``
+        (``from_pretrained`` allocates non-persistent buffers empty and leaves their values to it).
 
         Returns
         -------
         None
         """
-        if self.pe.device.type == "meta" or self.pe.shape[0] == 0:
+        device = self.angular_frequencies.device
+        if device.type == "meta":
             return
         with torch.no_grad():
-            self.pe.copy_(consecutive_table(0, self.pe.shape[0], self._frequencies(self.pe.device),
-                                            layout=self.layout, dtype=self.pe.dtype))
+            self.angular_frequencies = frequencies(self.d_model, self.base, self.spacing, device)
+            if "pe" not in self._buffers and self.pe.device != device:
+                # the cache of max_len=None is no buffer: a loader that allocates buffers left it on the meta device
+                self.pe = torch.empty((0, self.d_model), dtype=self.pe.dtype, device=device)
+            if self.pe.device.type != "meta" and self.pe.shape[0] > 0:
+                self.pe.copy_(consecutive_table(0, self.pe.shape[0], self._frequencies(self.pe.device),
+                                                layout=self.layout, dtype=self.pe.dtype))
 
     def _apply(self, fn, recurse=True):  # type: ignore[no-untyped-def]  # nn.Module's signature
         before = (self.pe.dtype, self.pe.device)
         super()._apply(fn, recurse)
+        if "pe" not in self._buffers:  # the cache of max_len=None: not a buffer, so moved here
+            target = fn(self.pe.new_empty((0, self.d_model)))  # where and in what dtype, without a copy
+            if (target.dtype, target.device) != before:
+                self.pe = torch.empty(self.pe.shape, dtype=target.dtype, device=target.device)
         if (self.pe.dtype, self.pe.device) != before or self.angular_frequencies.dtype != torch.float64:
             # moved or cast: rebuild, never cast, the frequencies (float64 always) and the table
             self.angular_frequencies = frequencies(self.d_model, self.base, self.spacing, self.pe.device)
             self.reset_parameters()
         return self
 
-    def _grow(self, end: int) -> bool:
-        """With ``max_len=None``, extend the cache to hold positions below `end`; False if it may not."""
-        cached = self.pe.shape[0]
+    def _grown(self, end: int) -> torch.Tensor | None:
+        """With ``max_len=None``, the cache extended to hold positions below `end`; None if it may not grow.
+
+        Callers index the table returned, not ``self.pe``: another thread may replace ``self.pe`` meanwhile
+        (with a longer table only: growth holds a lock and never shrinks the cache).
+        """
         limit = GROWN_CACHE_ENTRIES // self.d_model
         if self.max_len is not None or end > limit or self.pe.device.type == "meta":
-            return False
-        size = min(max(end, 2 * cached), limit)
-        with torch.no_grad():
-            rows = consecutive_table(cached, size - cached, self._frequencies(self.pe.device), layout=self.layout,
-                                     dtype=self.pe.dtype)
-            self.pe = torch.cat([self.pe, rows])
-        return True
+            return None
+        with _GROWTH_LOCK, torch.no_grad(), torch.inference_mode(False):  # a normal tensor, even if called in one
+            table = self.pe
+            cached = table.shape[0]
+            if end <= cached:  # grown by another thread
+                return table
+            size = min(max(end, 2 * cached), limit)
+            rows = consecutive_table(cached, size - cached, self._frequencies(table.device), layout=self.layout,
+                                     dtype=table.dtype)
+            self.pe = torch.cat([table, rows])
+            return self.pe
 
     # ---- checkpoints
 
-    def get_extra_state(self) -> dict[str, Any]:
+    def get_extra_state(self) -> torch.Tensor:
         """The table's settings, saved in ``state_dict()`` (the table itself is not).
+
+        A tensor, so that safetensors (``safetensors.torch.save_file``, and Hugging Face's
+        ``save_pretrained``) can store it, as it stores tensors only; ``torch.load`` reads it
+        with ``weights_only=True``.
 
         Returns
         -------
-        dict
+        Tensor, shape (n,), dtype uint8, on the CPU
+            The UTF-8 bytes of the settings' canonical JSON (sorted keys, no spaces):
             ``d_model`` (int), ``base`` (float), ``layout`` (str), ``spacing`` (str), ``scale`` (bool).
+
+        Examples
+        --------
+        >>> record = SinusoidalPositionalEncoding(8).get_extra_state()
+        >>> record.dtype, bytes(record.tolist()).decode()
+        (torch.uint8, '{"base":10000.0,"d_model":8,"layout":"interleaved","scale":true,"spacing":"paper"}')
         """
-        return {name: getattr(self, name) for name in _TABLE_SETTINGS}
+        return _settings_record({name: getattr(self, name) for name in _TABLE_SETTINGS})
 
     def set_extra_state(self, state: Any) -> None:
         """Check a checkpoint's table settings against this layer's.
 
         Parameters
         ----------
-        state : dict
-            As returned by :meth:`get_extra_state`.
+        state : Tensor or dict
+            As returned by :meth:`get_extra_state` (a uint8 tensor of JSON), or the dict of
+            settings that the first builds of 0.2.0 saved.
 
         Raises
         ------
         TableMismatchError
-            If any setting differs: the message names the checkpoint's and this layer's.
+            If `state` is not a record of settings, or any setting differs: the message names
+            the checkpoint's and this layer's.
         """
-        mine = self.get_extra_state()
-        if not isinstance(state, dict) or any(state.get(name) != mine[name] for name in _TABLE_SETTINGS):
-            saved = _describe(state) if isinstance(state, dict) else repr(state)
+        mine = {name: getattr(self, name) for name in _TABLE_SETTINGS}
+        saved = _read_settings(state)
+        if saved is None or any(saved.get(name) != mine[name] for name in _TABLE_SETTINGS):
             raise TableMismatchError(
                 f"the checkpoint was saved from a SinusoidalPositionalEncoding with another table: checkpoint "
-                f"{saved}; this layer {_describe(mine)}. Build the layer with the checkpoint's settings")
+                f"{_describe_state(state)}; this layer {_describe(mine)}. Build the layer with the checkpoint's "
+                f"settings")
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,  # type: ignore[no-untyped-def]
                               unexpected_keys, error_msgs):
+        # torch passes strict=True here whatever the caller asked (load_state_dict applies its own `strict`
+        # afterwards), so a missing record is treated the same in both modes: a warning, and not a missing key
         key = prefix + "_extra_state"
         recorded = key in state_dict
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -334,10 +447,11 @@ class SinusoidalPositionalEncoding(nn.Module):
         if not recorded:
             if key in missing_keys:
                 missing_keys.remove(key)
+            settings = {name: getattr(self, name) for name in _TABLE_SETTINGS}
             warnings.warn(
-                f"the checkpoint has no record of the positional table ({key!r}: saved before the companion "
-                f"recorded it); loading it as a table with {_describe(self.get_extra_state())}. Save the "
-                f"checkpoint again to record them", UserWarning, stacklevel=3)
+                f"the state dict has no record of the positional table ({key!r}): a checkpoint saved before "
+                f"the companion recorded it (0.1.0), or a partial state dict; the layer keeps its table, with "
+                f"{_describe(settings)}. Save the checkpoint again to record them", UserWarning, stacklevel=3)
 
     def __prepare_scriptable__(self):  # type: ignore[no-untyped-def]
         raise TypeError(
@@ -363,10 +477,11 @@ class SinusoidalPositionalEncoding(nn.Module):
             raise ValueError(
                 f"positions (an offset) must keep every position within magnitude 2**53 = {MAX_EXACT_POSITION}, so "
                 f"that float64 holds them exactly, got offset {offset} for {seq_len} positions")
-        end = offset + seq_len
-        if offset >= 0 and x.device == self.pe.device and x.dtype == self.pe.dtype and (
-                end <= self.pe.shape[0] or self._grow(end)):
-            return self.pe[offset:end]
+        end, table = offset + seq_len, self.pe
+        if offset >= 0 and x.device == table.device and x.dtype == table.dtype:
+            table = table if end <= table.shape[0] else self._grown(end)
+            if table is not None:
+                return table[offset:end]
         return consecutive_table(offset, seq_len, self._frequencies(x.device), layout=self.layout, dtype=x.dtype)
 
     def _traced_run(self, offset: int, seq_len: int, x: torch.Tensor) -> torch.Tensor:
@@ -404,9 +519,11 @@ class SinusoidalPositionalEncoding(nn.Module):
         if max(-low, high) > MAX_EXACT_POSITION:
             raise ValueError(f"positions must have magnitude at most 2**53 = {MAX_EXACT_POSITION} so that float64 "
                              f"holds them exactly, got values in [{low}, {high}]")
-        if low >= 0 and x.device == self.pe.device and x.dtype == self.pe.dtype and (
-                high < self.pe.shape[0] or self._grow(high + 1)):
-            return self.pe[ids]
+        table = self.pe
+        if low >= 0 and x.device == table.device and x.dtype == table.dtype:
+            table = table if high < table.shape[0] else self._grown(high + 1)
+            if table is not None:
+                return table[ids]
         return self._computed(ids, x)
 
     def _rows(self, positions: int | torch.Tensor | None, seq_len: int, batch: int, x: torch.Tensor) -> torch.Tensor:
@@ -423,13 +540,17 @@ class SinusoidalPositionalEncoding(nn.Module):
                 f"{type(positions).__name__}"
             )
         if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
-            raise TypeError(f"positions must be an integer tensor of position ids, got dtype {positions.dtype}")
+            raise TypeError(f"positions must be an integer tensor of position ids (any integer dtype; bool is a mask, "
+                            f"not positions), got dtype {positions.dtype}")
+        positions = _int64_ids(positions)
         if positions.dim() == 0:  # an offset held in a tensor (no synchronisation: it becomes position ids)
             return self._ids(positions + torch.arange(seq_len, device=positions.device), x)
         if positions.dim() == 1:
             matches = [positions.shape[0] == seq_len]
-        elif positions.dim() == 2:
-            matches = [positions.shape[0] == batch, positions.shape[1] == seq_len]
+        elif positions.dim() == 2:  # (batch, seq_len), or (1, seq_len) for the whole batch, as Hugging Face passes
+            matches = [positions.shape[1] == seq_len]
+            if positions.shape[0] != 1:
+                matches.append(positions.shape[0] == batch)
         else:
             raise ValueError(self._shape_message(positions, seq_len, batch))
         if torch.compiler.is_compiling():  # sizes may be symbolic: assert them, without a guard per value
@@ -441,8 +562,8 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     @staticmethod
     def _shape_message(positions: torch.Tensor, seq_len: int, batch: int) -> str:
-        return (f"positions must have shape (seq_len,) = ({seq_len},) or (batch, seq_len) = ({batch}, {seq_len}), "
-                f"got {tuple(positions.shape)}")
+        return (f"positions must have shape (seq_len,) = ({seq_len},) or (batch, seq_len) = ({batch}, {seq_len}) "
+                f"(or (1, {seq_len}), the same ids for the whole batch), got {tuple(positions.shape)}")
 
     def forward(self, x: torch.Tensor, positions: int | torch.Tensor | None = None) -> torch.Tensor:
         """Return ``dropout(x * sqrt(d_model) + PE[positions])`` (no factor when ``scale=False``).
@@ -451,9 +572,10 @@ class SinusoidalPositionalEncoding(nn.Module):
         ----------
         x : Tensor, shape (batch, seq_len, d_model), or (seq_len, batch, d_model) if not batch_first
             Token embeddings, a real floating dtype.
-        positions : None, int, or Tensor of int, shape (), (seq_len,) or (batch, seq_len), optional
+        positions : None, int, or Tensor of int, shape (), (seq_len,), (batch, seq_len) or (1, seq_len), optional
             None for ``0 .. seq_len - 1``; an int offset ``o`` (or a 0-d tensor holding it) for
-            ``o .. o + seq_len - 1``; or each token's position.
+            ``o .. o + seq_len - 1``; or each token's position, any integer dtype (int8 to
+            int64, uint8 to uint64).  Batch first whatever `batch_first` says.
 
         Returns
         -------
@@ -464,7 +586,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         ------
         TypeError
             If `x` is not a real floating tensor, or `positions` is not None, an int or an
-            integer tensor.
+            integer tensor (a bool tensor, a mask, is refused).
         ValueError
             If `x` is not 3-D, its last dimension is not `d_model`, `positions` has the wrong
             shape, is on the meta device while `x` is not, or reaches beyond magnitude 2**53.
@@ -481,7 +603,10 @@ class SinusoidalPositionalEncoding(nn.Module):
         if shape[2] != self.d_model:
             check_last_dim(shape, self.d_model, "x")
         seq_len, batch = (shape[1], shape[0]) if self.batch_first else (shape[0], shape[1])
-        pe = self.pe
+        # a buffer (max_len given), read from _buffers: nn.Module.__getattr__ would slow a decoding step by a fifth
+        pe = self._buffers.get("pe")
+        if pe is None:  # the cache of max_len=None, a plain attribute
+            pe = self.pe
         # The common case first, in as few Python steps as a hand-written table add: a slice of the cache.
         if (positions is None or type(positions) is int) and not torch.compiler.is_compiling():
             offset = positions or 0

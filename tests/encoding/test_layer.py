@@ -283,3 +283,47 @@ def test_a_step_inside_the_cache_is_a_view_of_it():
     layer = SinusoidalPositionalEncoding(16, 32, scale=False).eval()
     step = layer(torch.zeros(1, 1, 16), positions=7)
     assert torch.equal(step[0, 0], layer.pe[7])
+
+
+# ---- position ids of every integer dtype, and (1, seq_len) for the whole batch
+
+
+INTEGER_DTYPES = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.uint16, torch.uint32,
+                  torch.uint64]
+
+
+@pytest.mark.parametrize("max_len", [16, None])
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=str)
+def test_position_ids_of_every_integer_dtype_give_the_rows_of_their_values(dtype, max_len):
+    # uint8 indices are a boolean mask to torch, int8 and int16 are no indices at all: the layer converts them
+    layer = SinusoidalPositionalEncoding(8, max_len, scale=False)
+    values = torch.tensor([[3, 0, 1, 2, 120], [5, 4, 3, 2, 1]])  # 120: past max_len=16
+    expected = torch_sinusoidal_encoding(values.flatten(), 8).reshape(2, 5, 8)
+    x = torch.zeros(2, 5, 8)
+    assert torch.equal(layer(x, positions=values.to(dtype)), expected)
+    assert torch.equal(layer(x, positions=values[1].to(dtype)), expected[1].expand(2, 5, 8))  # (seq_len,)
+    assert torch.equal(layer(x, positions=torch.tensor(2, dtype=dtype)), layer(x, positions=2))  # a 0-d offset
+
+
+def test_uint64_ids_that_int64_cannot_hold_are_refused_not_wrapped():
+    ids = torch.tensor([0, 2**64 - 1], dtype=torch.uint64)  # would become position -1 as int64
+    with pytest.raises(ValueError, match=r"positions must have magnitude at most 2\*\*53.*torch.uint64 values"):
+        SinusoidalPositionalEncoding(8, 4)(torch.zeros(1, 2, 8), positions=ids)
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_ids_of_shape_1_by_seq_len_serve_the_whole_batch(batch_first):
+    # what Hugging Face models pass as position_ids: (1, seq_len), for a batch of any size
+    torch.manual_seed(4)
+    layer = SinusoidalPositionalEncoding(16, 32, batch_first=batch_first)
+    x = torch.randn(3, 7, 16) if batch_first else torch.randn(7, 3, 16)
+    ids = torch.arange(10, 17)[None]
+    rows = torch_sinusoidal_encoding(torch.arange(10, 17), 16)
+    expected = x * 4 + (rows if batch_first else rows[:, None])
+    assert torch.equal(layer(x, positions=ids), expected)
+    assert torch.equal(layer(x, positions=ids.to(torch.int32)), expected)
+
+
+def test_boolean_ids_are_refused_as_a_mask_not_positions():
+    with pytest.raises(TypeError, match=r"positions must be an integer tensor.*bool is a mask.*torch.bool"):
+        SinusoidalPositionalEncoding(8, 4)(torch.zeros(1, 3, 8), positions=torch.tensor([True, False, True]))

@@ -154,3 +154,25 @@ def test_vmap_over_positions_computes_the_rows():
     module, x = layer(), torch.zeros(2, 3, D_MODEL)
     out = torch.func.vmap(lambda x, ids: module(x[None], positions=ids)[0])(x, positions)
     torch.testing.assert_close(out, module(x, positions=positions), rtol=0, atol=2.0**-24)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_two_exports_with_other_settings_in_one_process_need_no_dynamo_reset(strict):
+    first = layer()
+    second = layer(layout="concatenated", spacing="tensor2tensor", base=500.0, scale=False, max_len=None)
+    x = torch.randn(2, 9, D_MODEL)
+    programs = [export(module, (x, 3), strict=strict) for module in (first, second)]  # no torch._dynamo.reset()
+    for module, program in zip((first, second), programs):
+        assert torch.equal(program.module()(x, 3), module(x, positions=3))
+
+
+def test_an_int_offset_is_baked_into_the_exported_program_unless_declared_dynamic():
+    module, x = layer(), torch.randn(2, 9, D_MODEL)
+    program = export(module, (x, 5))  # an int input is specialised: the program holds positions == 5
+    assert torch.equal(program.module()(x, 5), module(x, positions=5))
+    with pytest.raises(AssertionError, match="positions == 5"):
+        program.module()(x, 6)
+    dynamic = export(module, (x, 5), dynamic_shapes=(None, Dim.AUTO))  # declared dynamic: any offset
+    assert torch.equal(dynamic.module()(x, 6 + MAX_LEN), module(x, positions=6 + MAX_LEN))
+    held = export(module, (x, torch.tensor(5)))  # a 0-d tensor is an input like any other
+    assert torch.equal(held.module()(x, torch.tensor(70)), module(x, positions=70))

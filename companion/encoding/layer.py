@@ -293,7 +293,8 @@ class SinusoidalPositionalEncoding(nn.Module):
             self.pe = table
         else:
             self.register_buffer("pe", table, persistent=False)
-        self.register_buffer("angular_frequencies", frequencies(self.d_model, self.base, self.spacing, device),
+        # float64 always; its values, as the table's, are set by reset_parameters
+        self.register_buffer("angular_frequencies", torch.empty(self.d_model // 2, dtype=torch.float64, device=device),
                              persistent=False)
         self.reset_parameters()
 
@@ -346,10 +347,10 @@ class SinusoidalPositionalEncoding(nn.Module):
         None
         """
         device = self.angular_frequencies.device
-        if device.type == "meta":
-            return
         with torch.no_grad():
             self.angular_frequencies = frequencies(self.d_model, self.base, self.spacing, device)
+            if device.type == "meta":
+                return
             if "pe" not in self._buffers and self.pe.device != device:
                 # the cache of max_len=None is no buffer: a loader that allocates buffers left it on the meta device
                 self.pe = torch.empty((0, self.d_model), dtype=self.pe.dtype, device=device)
@@ -366,7 +367,6 @@ class SinusoidalPositionalEncoding(nn.Module):
                 self.pe = torch.empty(self.pe.shape, dtype=target.dtype, device=target.device)
         if (self.pe.dtype, self.pe.device) != before or self.angular_frequencies.dtype != torch.float64:
             # moved or cast: rebuild, never cast, the frequencies (float64 always) and the table
-            self.angular_frequencies = frequencies(self.d_model, self.base, self.spacing, self.pe.device)
             self.reset_parameters()
         return self
 
@@ -392,6 +392,10 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     # ---- checkpoints
 
+    def _settings(self) -> dict[str, Any]:
+        """The settings that change the table's values, by name (what a checkpoint records)."""
+        return {name: getattr(self, name) for name in _TABLE_SETTINGS}
+
     def get_extra_state(self) -> torch.Tensor:
         """The table's settings, saved in ``state_dict()`` (the table itself is not).
 
@@ -411,7 +415,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         >>> record.dtype, bytes(record.tolist()).decode()
         (torch.uint8, '{"base":10000.0,"d_model":8,"layout":"interleaved","scale":true,"spacing":"paper"}')
         """
-        return _settings_record({name: getattr(self, name) for name in _TABLE_SETTINGS})
+        return _settings_record(self._settings())
 
     def set_extra_state(self, state: Any) -> None:
         """Check a checkpoint's table settings against this layer's.
@@ -428,7 +432,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             If `state` is not a record of settings, or any setting differs: the message names
             the checkpoint's and this layer's.
         """
-        mine = {name: getattr(self, name) for name in _TABLE_SETTINGS}
+        mine = self._settings()
         saved = _read_settings(state)
         if saved is None or any(saved.get(name) != mine[name] for name in _TABLE_SETTINGS):
             raise TableMismatchError(
@@ -447,11 +451,10 @@ class SinusoidalPositionalEncoding(nn.Module):
         if not recorded:
             if key in missing_keys:
                 missing_keys.remove(key)
-            settings = {name: getattr(self, name) for name in _TABLE_SETTINGS}
             warnings.warn(
                 f"the state dict has no record of the positional table ({key!r}): a checkpoint saved before "
                 f"the companion recorded it (0.1.0), or a partial state dict; the layer keeps its table, with "
-                f"{_describe(settings)}. Save the checkpoint again to record them", UserWarning, stacklevel=3)
+                f"{_describe(self._settings())}. Save the checkpoint again to record them", UserWarning, stacklevel=3)
 
     def __prepare_scriptable__(self):  # type: ignore[no-untyped-def]
         raise TypeError(

@@ -468,7 +468,11 @@ def reader_notebook_name(env, docname) -> str | None:
 
 class EntryWriter(Writer):
     def entry(self, citation) -> str:
-        text = " ".join(self.blocks([child]) for child in citation.children if not isinstance(child, nodes.label))
+        # sphinxcontrib-bibtex keeps each citation node in its domain and appends a label and the entry to it every
+        # time a page is resolved (the HTML build resolved it already): the entry is what follows the last label.
+        labels = [index for index, child in enumerate(citation.children) if isinstance(child, nodes.label)]
+        entry = citation.children[labels[-1] + 1:] if labels else citation.children
+        text = " ".join(self.blocks([child]) for child in entry)
         return " ".join(text.split())
 
 

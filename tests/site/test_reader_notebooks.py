@@ -188,7 +188,9 @@ def test_numbers_and_citations_are_the_books(site, notebook):
     cited = {href.partition("#")[2] for markdown in reader for href in links(markdown) if "/bibliography.html#" in href}
     if cited:
         assert reader[-1].startswith("## References\n\n")
-        assert len(re.findall(r"^- ", reader[-1], re.MULTILINE)) == len(cited)
+        entries = re.findall(r"^- (.*)$", reader[-1], re.MULTILINE)
+        assert len(entries) == len(set(entries)) == len(cited)
+        assert [entry for entry in entries if re.fullmatch(r"(.+) \1", entry)] == [], "an entry written twice"
 
 
 def math_to_mathjax(content, options):

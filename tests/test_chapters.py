@@ -152,3 +152,36 @@ def test_import_cells_fit_the_code_column(path):
                 end += 1
             for line in lines[n:end + 1]:
                 assert len(line) <= CODE_COLUMN, f"{path.stem}: import line of {len(line)} characters: {line}"
+
+
+# Issues 24 and 26: no test machinery in a reader's view. nbval reads its cell tags (nbval-ignore-output),
+# never a comment a reader would see; a check cell (it asserts and prints nothing), and the setup cell, are
+# left out of the pages (remove-cell) and start folded in JupyterLab (source_hidden), as the reader
+# notebooks fold them in Colab; nbval runs them all the same.
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def code_cells_outside_solutions(path):
+    in_solution = False
+    for cell in cells(path):
+        if cell["cell_type"] == "markdown":
+            marks = re.findall(r"`{3,}\{solution-(start|end)\}", source(cell))
+            in_solution = marks[-1] == "start" if marks else in_solution
+        elif not in_solution:
+            yield cell
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_no_nbval_marker_is_written_in_a_cell(path):
+    for cell in cells(path):
+        assert "NBVAL" not in source(cell), source(cell)[:200]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_check_cells_and_the_setup_cell_are_left_out_of_the_pages_and_folded(path):
+    for index, cell in enumerate(code_cells_outside_solutions(path)):
+        text = source(cell)
+        is_check = bool(re.search(r"^\s*assert\b", text, re.MULTILINE)) and not cell.get("outputs")
+        if index == 0 or is_check:
+            assert "remove-cell" in cell["metadata"].get("tags", []), text[:200]
+            assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True, text[:200]

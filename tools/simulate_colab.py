@@ -8,7 +8,7 @@ packages at Colab's versions, both read from tools/colab-preinstalled.txt, which
 For each chapter: a fresh directory holding only that notebook, and the chapter's own setup cell
 installing the companion with its extras (gensim is the one Colab lacks), here from a locally built
 wheel (the PE_BOOK_INSTALL override that only this test sets). The chapter must run without an error, print what the
-committed notebook printed (cells marked NBVAL_IGNORE_OUTPUT or NBVAL_SKIP excepted, as in
+committed notebook printed (cells tagged nbval-ignore-output or nbval-skip excepted, as in
 nbval), and leave Colab's numpy and torch in place; what it installed is removed before the next
 chapter. Finally a chapter run without the companion must stop with a message and no traceback.
 
@@ -122,8 +122,9 @@ def text_outputs(cell) -> list[str]:
 
 
 def compared(cell) -> bool:
-    source = "".join(cell["source"])
-    return cell["cell_type"] == "code" and "NBVAL_IGNORE_OUTPUT" not in source and "NBVAL_SKIP" not in source
+    """Whether nbval compares the cell's outputs (its cell tags, as nbval reads them)."""
+    tags = set(cell.get("metadata", {}).get("tags", []))
+    return cell["cell_type"] == "code" and not tags & {"nbval-ignore-output", "nbval-skip"}
 
 
 def problems_with(executed_path: Path, committed_path: Path) -> list[str]:

@@ -19,7 +19,8 @@ are the book's own:
   cites;
 - a figure's caption (myst-nb's cell metadata) follows its code cell;
 - every code cell is the chapter's own, unchanged, with its stored outputs; those the book folds
-  (``hide-input``, ``hide-cell``) also start folded (Colab's ``cellView: form``, JupyterLab's
+  (``hide-input``, ``hide-cell``) and those it leaves out of its pages (``remove-cell``: check cells, the
+  setup cell) start folded (Colab's ``cellView: form``, JupyterLab's
   ``source_hidden``).
 
 A node this extension does not know fails the build with a warning that names it and its source,
@@ -51,7 +52,7 @@ logger = logging.getLogger(__name__)
 OUTPUT = "colab"  # _build/colab
 ADMONITIONS = (nodes.attention, nodes.caution, nodes.danger, nodes.error, nodes.hint, nodes.important,
                nodes.note, nodes.tip, nodes.warning, addnodes.seealso)
-FOLDED_TAGS = {"hide-input", "hide-cell"}
+FOLDED_TAGS = {"hide-input", "hide-cell", "remove-cell"}
 COLAB = "https://colab.research.google.com/"
 # Characters CommonMark (or GitHub's and Colab's extensions of it: tables, strikethrough, math) would read as markup.
 SPECIAL = re.compile(r"([\\`*_\[\]<>$&~|])")

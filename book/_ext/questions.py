@@ -1,28 +1,36 @@
 """Sphinx extension: predict-first questions answered in the page, offline and by keyboard, with a static stand-in.
 
-A chapter asks a question with the ``question`` directive (MyST)::
+A chapter writes a question as plain MyST that every reader path renders (JupyterLab with
+jupyterlab-myst, Colab through ``reader_notebooks``, the PDF): an admonition of class ``pe-question``
+with a ``:name:``, the prompt, the options as a numbered list (none for a number question), and a
+folded admonition "Answer" that gives the right answer first and then what each wrong answer gets::
 
-    ```{question}
-    :label: q-turns-in-200
-    :kind: choice
+    ````{admonition} Predict, then check
+    :class: pe-question
+    :name: q-turns-in-200
 
-    Before running the next cell: which of pairs 0, 8, 16 and 32 complete a turn in 200 positions?
+    Before running the next cell, predict: which of pairs 0, 8, 16 and 32 complete a turn in 200 positions?
 
-    - [x] Pairs 0, 8 and 16 :: Their wavelengths, 6.3, 20 and 63 positions, fit in 200.
-    - [ ] All four :: Pair 32's wavelength is 628 positions: a third of a turn in 200.
-    - [?] :: Compute each wavelength, 2π · 10000^(2i/128), and compare it with 200.
+    1. Pair 0 only
+    2. Pairs 0, 8 and 16
+
+    ```{admonition} Answer
+    :class: dropdown
+
+    **Answer: 2. Pairs 0, 8 and 16.** Their wavelengths, 6.3, 20 and 63 positions, fit in 200.
+
+    - **1. Pair 0 only:** Pair 8's wavelength is about 20 positions: ten turns in 200.
     ```
+    ````
 
-``:kind: choice`` lists options, one ``[x]`` right, the others ``[ ]``, each with the feedback its
-choice gets; ``:kind: number`` lists values instead (``[x] 3 :: …`` right, ``[ ] 4 :: …`` a known
-wrong value), compared within ``:tolerance:``; ``[?] :: …`` is what any other answer gets.
+A number question has no list; its answer reads ``**Answer: 0.05** (within 0.02). …``, its bullets
+``**3906:** …`` for known wrong values and ``**Any other number:** …`` for the rest.
 
-The question becomes an admonition (so that every builder, and the Colab notebooks of
-``reader_notebooks``, render it as one): the prompt, the options as a list, and a dropdown "Answer"
-that holds the right answer and why the others are wrong. In the HTML page ``questions.js`` turns it
-into a form (radio buttons or a text field, and a Check button) with feedback announced politely;
-without JavaScript, and on paper, the static question stays, and the appendix page with the
-``question-answers`` directive lists every question of the book with its answer.
+When a page is read, each such admonition becomes a :class:`question` node (still an admonition) that
+carries its answers; in the HTML page ``questions.js`` turns it into a form (radio buttons or a text
+field, and a Check button) whose verdict is announced politely. Without JavaScript, and on paper, the
+static question stays, and the appendix page with the ``question-answers`` directive lists every
+question of the book with its answer.
 """
 
 from __future__ import annotations
@@ -32,14 +40,18 @@ import re
 from pathlib import Path
 
 from docutils import nodes
-from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+logger = logging.getLogger(__name__)
+
 STATIC = Path(__file__).parent / "questions_static"
-KINDS = ("choice", "number")
-LINE = re.compile(r"^- \[(x| |\?)\]\s*(.*?)\s*::\s*(.+)$")
+CLASS = "pe-question"
+RIGHT = re.compile(r"^Answer:\s*(.+?)\.?$")
+TOLERANCE = re.compile(r"^\(within ([0-9.eE+-]+)\)\.?\s*")
+OTHERWISE = "Any other number"
 
 
 class question(nodes.admonition):
@@ -50,100 +62,86 @@ class question_answers(nodes.General, nodes.Element):
     """Placeholder of the appendix page, replaced by every question of the book with its answer."""
 
 
-def _parse_lines(content: list[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
-    """The prompt's lines and the answer lines (mark, option or value, feedback); an answer line may go on."""
-    prompt, answers = [], []
-    for line in content:
-        match = LINE.match(line)
-        if match:
-            answers.append(list(match.groups()))
-        elif answers and line.startswith("  ") and line.strip():
-            answers[-1][2] += " " + line.strip()
-        elif answers and line.strip():
-            raise ValueError(f"a line after the answers that is not an answer: {line!r}")
-        elif not answers:
-            prompt.append(line)
-    return prompt, [tuple(answer) for answer in answers]
+def _text(node) -> str:
+    return re.sub(r"\s+", " ", node.astext()).strip()
 
 
-class QuestionDirective(SphinxDirective):
-    has_content = True
-    option_spec = {"label": directives.unchanged_required, "kind": lambda value: directives.choice(value, KINDS),
-                   "tolerance": directives.unchanged}
-
-    def run(self):
-        label, kind = self.options.get("label"), self.options.get("kind", "choice")
-        if not label or not re.fullmatch(r"q-[a-z0-9-]+", label):
-            raise self.error("a question needs :label: q-… (lowercase, digits and hyphens)")
-        try:
-            prompt, answers = _parse_lines(list(self.content))
-            spec = _spec(kind, answers, self.options.get("tolerance", "0"))
-        except ValueError as error:
-            raise self.error(f"question {label}: {error}") from None
-        node = question(classes=["pe-question"])
-        node["names"].append(label)
-        self.state.document.note_explicit_target(node, node)
-        node["spec"] = spec
-        node += nodes.title("", "Predict, then check")
-        self.state.nested_parse(prompt, self.content_offset, node)
-        if kind == "choice":
-            options = nodes.enumerated_list(enumtype="loweralpha", classes=["pe-question-options"])
-            for _, text, _ in (answer for answer in answers if answer[0] != "?"):
-                item = nodes.list_item()
-                item += self._inline_paragraph(text)
-                options += item
-            node += options
-        node += self._answer(kind, answers)
-        self.env.domaindata.setdefault("pe_questions", {}).setdefault(self.env.docname, []).append(label)
-        return [node]
-
-    def _inline_paragraph(self, text: str, prefix: str = "") -> nodes.paragraph:
-        paragraph = nodes.paragraph()
-        if prefix:
-            paragraph += nodes.strong("", prefix)
-            paragraph += nodes.Text(" ")
-        inline, messages = self.state.inline_text(text, self.lineno)
-        paragraph.extend(inline + messages)
-        return paragraph
-
-    def _answer(self, kind: str, answers) -> nodes.admonition:
-        right = next(answer for answer in answers if answer[0] == "x")
-        answer = nodes.admonition(classes=["dropdown", "pe-question-answer"])
-        answer += nodes.title("", "Answer")
-        answer += self._inline_paragraph(f"{right[1]}. {right[2]}", "Answer:")
-        others = [item for item in answers if item[0] == " "]
-        if others:
-            listed = nodes.bullet_list()
-            for _, text, feedback in others:
-                item = nodes.list_item()
-                item += self._inline_paragraph(feedback, f"{text}:")
-                listed += item
-            answer += listed
-        return answer
+def _lead(paragraph: nodes.paragraph) -> tuple[str, str]:
+    """A paragraph's bold lead and the rest: ("Answer: 2. Pairs 0, 8 and 16.", "Their wavelengths …")."""
+    children = [child for child in paragraph.children if not (isinstance(child, nodes.Text) and not child.strip())]
+    if not children or not isinstance(children[0], nodes.strong):
+        raise ValueError(f"a paragraph of the answer must start in bold: {_text(paragraph)[:60]!r}")
+    lead = _text(children[0])
+    return lead, _text(paragraph)[len(lead):].strip()
 
 
-def _spec(kind: str, answers, tolerance: str) -> dict:
-    marks = [answer[0] for answer in answers]
-    if marks.count("x") != 1:
-        raise ValueError("exactly one answer line must be marked [x]")
-    if marks.count("?") != (1 if kind == "number" else marks.count("?")) or marks.count("?") > 1:
-        raise ValueError("a number question needs one line '- [?] :: …', what any other answer gets")
-    if marks.count(" ") < 1:
-        raise ValueError("a question needs the right answer and at least one known wrong one")
-    otherwise = next((feedback for mark, _, feedback in answers if mark == "?"), "")
-    listed = [(mark, text, feedback) for mark, text, feedback in answers if mark != "?"]
-    if kind == "choice":
-        return {"kind": kind, "right": marks.index("x"), "feedback": [feedback for _, _, feedback in listed],
-                "otherwise": otherwise}
+def question_spec(box: nodes.admonition) -> dict:
+    """What questions.js needs from a question admonition: the kind, the right answer, each answer's feedback.
+
+    Raises ValueError, naming what is wrong, if the admonition does not have the structure above.
+    """
+    options = [child for child in box.children if isinstance(child, nodes.enumerated_list)]
+    answers = [child for child in box.children if isinstance(child, nodes.admonition)
+               and child.children and _text(child[0]) == "Answer" and "dropdown" in child["classes"]]
+    if len(answers) != 1 or len(options) > 1:
+        raise ValueError("a question needs one folded admonition 'Answer' and at most one numbered list of options")
+    answer = answers[0]
+    paragraphs = [child for child in answer.children if isinstance(child, nodes.paragraph)]
+    lead, reason = _lead(paragraphs[0])
+    right = RIGHT.match(lead)
+    if not right:
+        raise ValueError(f"the answer must start with '**Answer: …**', not {lead!r}")
+    wrong = {}
+    for item in (item for listed in answer.findall(nodes.bullet_list) for item in listed.children):
+        text, feedback = _lead(item[0])
+        wrong[text.rstrip(":").strip()] = feedback
+    if options:
+        texts = [_text(item) for item in options[0].children]
+        labels = [f"{number}. {text.rstrip('.')}" for number, text in enumerate(texts, start=1)]
+        if right.group(1).rstrip(".") not in labels:
+            raise ValueError(f"the answer {right.group(1)!r} is not one of the options {labels}")
+        index = labels.index(right.group(1).rstrip("."))
+        missing = [label for number, label in enumerate(labels) if number != index and label not in wrong]
+        if missing:
+            raise ValueError(f"the answer gives no feedback for the options {missing}")
+        feedback = [reason if number == index else wrong[label] for number, label in enumerate(labels)]
+        return {"kind": "choice", "right": index, "feedback": feedback}
+    within = TOLERANCE.match(reason)
+    if not within or OTHERWISE not in wrong or len(wrong) < 2:
+        raise ValueError("a number question's answer reads '**Answer: 0.05** (within 0.02). …' and its list has a "
+                         f"known wrong value and '**{OTHERWISE}:** …'")
     try:
-        values = [float(text) for _, text, _ in listed]
-        tolerance = float(tolerance)
+        value, tolerance = float(right.group(1)), float(within.group(1))
+        known = [{"value": float(text), "feedback": text_feedback} for text, text_feedback in wrong.items()
+                 if text != OTHERWISE]
     except ValueError:
-        raise ValueError("a number question's answers and :tolerance: must be numbers") from None
-    return {"kind": kind, "answer": values[marks.index("x")], "tolerance": tolerance,
-            "known": [{"value": value, "feedback": feedback} for value, (mark, _, feedback) in zip(values, listed)
-                      if mark == " "],
-            "right": next(feedback for mark, _, feedback in listed if mark == "x"), "otherwise": otherwise}
+        raise ValueError("a number question's answer, tolerance and known values must be numbers") from None
+    return {"kind": "number", "answer": value, "tolerance": tolerance, "known": known,
+            "right": reason[within.end():], "otherwise": wrong[OTHERWISE]}
+
+
+def _mark_questions(app, doctree):
+    """Turn every admonition of class pe-question into a question node with its answers (doctree-read)."""
+    for box in list(doctree.findall(nodes.admonition)):
+        if CLASS not in box["classes"] or isinstance(box, question):
+            continue
+        label = box["ids"][0] if box["ids"] else None
+        try:
+            if not label or not label.startswith("q-"):
+                raise ValueError("a question needs :name: q-…")
+            spec = question_spec(box)
+        except ValueError as error:
+            logger.warning(f"question {label or '(unnamed)'}: {error}", location=box)
+            continue
+        for child in box.children:  # what questions.js looks for
+            if isinstance(child, nodes.enumerated_list):
+                child["classes"].append("pe-question-options")
+            elif isinstance(child, nodes.admonition) and "dropdown" in child["classes"]:
+                child["classes"].append("pe-question-answer")
+        node = question(box.rawsource, *box.children, **box.attributes)
+        node["spec"] = spec
+        box.replace_self(node)
+        app.env.domaindata.setdefault("pe_questions", {}).setdefault(app.env.docname, []).append(label)
 
 
 def visit_question_html(self, node):
@@ -247,9 +245,9 @@ def setup(app):
     app.add_node(question, html=(visit_question_html, depart_question_html),
                  latex=(_visit_admonition, _depart_admonition), text=(_visit_admonition, _depart_admonition))
     app.add_node(question_answers, html=(_static_html, None), latex=(_static_html, None), text=(_static_html, None))
-    app.add_directive("question", QuestionDirective)
     app.add_directive("question-answers", QuestionAnswersDirective)
     app.connect("config-inited", _serve_static)
+    app.connect("doctree-read", _mark_questions)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("doctree-resolved", _list_answers)

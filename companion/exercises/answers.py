@@ -246,7 +246,9 @@ class Choice:
 
 
 def _normal(text: str) -> str:
-    return re.sub(r"\s+", " ", text.strip().casefold().replace("’", "'"))
+    """A choice as compared: case, spaces and a final full stop ignored; R(7).T read as R(7)^T."""
+    text = text.strip().casefold().replace("’", "'").rstrip(".!")
+    return re.sub(r"\s+", "", text).replace(".t", "^t")
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,10 @@ SINES_RECURRENCE = Exercise(
                                          np.diag(np.sin(7 * angular_frequencies(64)))]),
                       "That acts on (S(p), C(p)): it needs the cosines, which this exercise does not "
                       "have. Use S(p - k) instead: add the formulas for sin(a + b) and sin(a - b)."),
+              Mistake("sines of omega_i k where their cosines belong",
+                      lambda: np.hstack([2 * np.diag(np.sin(7 * angular_frequencies(64))), -np.eye(32)]),
+                      "Adding the two formulas leaves 2 cos(b) sin(a): the coefficient of S(p) is "
+                      "2 cos(omega_i k)."),
               Mistake("the transposed matrix",
                       lambda: one_function_shift_matrix(7, 64).T,
                       "M(k) maps the 64 numbers (S(p), S(p - k)) to the 32 of S(p + k): shape (32, 64)."))),

@@ -164,10 +164,11 @@ FIRST_RETURN = Exercise(
                       lambda: _first((np.abs(_column_0()) < 0.2) & (np.arange(400) >= 1)),
                       "sin(3) = 0.14: close to 0, not within 0.01. Which multiples of pi come within "
                       "0.01 of an integer?"),
-              Mistake("the first return of the whole pair (sine near 0 and cosine near 1)",
-                      lambda: _first((np.abs(_column_0()) < 0.01) & (loop_encoding(400, 2)[:, 1] > 0)
+              Mistake("the first return of the whole pair, near a multiple of 2 pi",
+                      lambda: _first((np.abs(_column_0()) < 0.02) & (loop_encoding(400, 2)[:, 1] > 0)
                                      & (np.arange(400) >= 1)),
-                      "Column 0 alone is near 0 at every multiple of pi, not only at multiples of 2 pi."),
+                      "Column 0 alone is near 0 at every multiple of pi, not only at multiples of 2 pi "
+                      "(and sin(44) = 0.018 is not within 0.01)."),
               Mistake("the multiple of pi, not the position",
                       lambda: round(_first((np.abs(_column_0()) < 0.01) & (np.arange(400) >= 1)) / np.pi),
                       "The position is the integer near that multiple of pi."),
@@ -213,7 +214,10 @@ SIMILARITY_WIDTH = Exercise(
     "ex-similarity-width", CHAPTER,
     parts=(
         Part("'much larger', 'much smaller' or 'about the same'",
-             Choice(("much larger", "much smaller", "about the same"), what="a choice"),
+             Choice(("much larger", "much smaller", "about the same"), aliases=(("same", "about the same"),
+                                                                                 ("larger", "much larger"),
+                                                                                 ("smaller", "much smaller")),
+                    what="a choice"),
              _trend,
              "A wider table samples the same exponents 2i/d_model in [0, 1) more finely; the mean of "
              "cos(8 omega_i) tends to an integral that does not depend on d_model.",

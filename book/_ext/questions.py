@@ -187,6 +187,9 @@ def _list_answers(app, doctree, docname):
         listing.append(section)
     for placeholder in placeholders:
         placeholder.replace_self(listing or [nodes.paragraph("", "No questions yet.")])
+    if any(next(section.findall(nodes.math), None) for section in listing):
+        # The copied questions bring formulas this page did not have when it was read: load MathJax here too.
+        app.env.get_domain("math").data["has_equations"][docname] = True
 
 
 def _reading_order(env) -> list[str]:

@@ -28,8 +28,9 @@ def questions_in_site() -> dict[str, list[tuple[str, dict]]]:
     found = {}
     for page in book_pages():
         path = SITE / page
-        if path.is_file():
-            soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if "data-question" in text:  # parse only the pages that ask (the others are large)
+            soup = BeautifulSoup(text, "html.parser")
             asked = [(box["id"], json.loads(box["data-question"])) for box in soup.select("div.pe-question[data-question]")]
             if asked:
                 found[page] = asked

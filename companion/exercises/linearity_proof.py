@@ -238,7 +238,7 @@ ROTATION_EIGENVALUES = Exercise(
              (Mistake("the closest angles before wrapping", lambda: _closest_pairs(7 * angular_frequencies(8)),
                       "Before wrapping, 0.07 and 0.007 are closest; but 7 radians is a turn plus 0.717, "
                       "right beside 0.7."),
-              Mistake("a guess", lambda: PAIR_CHOICES[1],
+              Mistake("the two middle frequencies, 0.7 and 0.07", lambda: PAIR_CHOICES[1],
                       "Pairs 1 and 2 are at 0.7 and 0.07. Where is pair 0's 7 radians, up to a whole turn?"))),
     ),
     hints=(

@@ -868,9 +868,12 @@ class SinusoidalPositionalEncoding(nn.Module):
             # for an int offset or one held in a CPU tensor (host memory: reading it waits for no device)
             if positions is None or type(positions) is int:
                 offset = positions or 0
-            elif (type(positions) is torch.Tensor and positions.dtype in _INTEGER_DTYPES and positions.ndim == 0
-                    and _in_host_memory(positions)):
-                offset = int(positions)
+            elif (type(positions) is torch.Tensor and positions.ndim == 0 and positions.is_cpu
+                    and positions.dtype in _INTEGER_DTYPES):
+                try:
+                    offset = positions.item()
+                except RuntimeError:  # a vmap wrapper, which has no single value: the general path
+                    offset = -1
             else:
                 offset = -1
             if (0 <= offset and offset + seq_len <= pe.shape[0] and x.dtype is pe.dtype

@@ -20,7 +20,6 @@ from torch._dynamo.testing import CompileCounter
 from torch.export import Dim, export
 from torch.utils._python_dispatch import TorchDispatchMode
 
-import companion.encoding.layer as layer_module
 from companion import SinusoidalPositionalEncoding, position_ids_from_input_ids, torch_sinusoidal_encoding
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded: every model is built from a config
@@ -170,7 +169,7 @@ class NoHostReads(TorchDispatchMode):
 def accelerator_like(monkeypatch):
     """The layer treats every tensor as living on an accelerator: never read on the host (this machine has no GPU;
     `benchmarks/layer_speed.py --device cuda` checks the real thing with torch.cuda.set_sync_debug_mode)."""
-    monkeypatch.setattr(layer_module, "_in_host_memory", lambda tensor: False, raising=False)
+    monkeypatch.setattr(torch.Tensor, "is_cpu", property(lambda tensor: False))
 
 
 @pytest.mark.parametrize("max_len", [MAX_LEN, None])

@@ -9,8 +9,9 @@ hand-written versions index a table built beforehand, as model code does:
 - ``max_len=None`` after its first call, against the layer with ``max_len=2048``;
 - one decoding step, ``x * sqrt(d) + table[t : t + 1]`` against ``layer(x, positions=t)``, for a
   single token at position 300 (cached) and at position 3000, past ``max_len=2048``;
-- one decoding step with the offset in a 0-d tensor (as a model that keeps its cache length in a
-  tensor passes it), against the same hand-written step with an int.
+- one decoding step with the offset in a 0-d tensor ``t`` (as a model that keeps its cache length in
+  a tensor passes it), against the hand-written step with that tensor, ``x * sqrt(d) + table[t : t + 1]``
+  (which reads ``t`` as an index, as the layer reads a CPU tensor).
 
 With ``--device cuda`` every forward path also runs under ``torch.cuda.set_sync_debug_mode("error")``,
 so a path that waits for the GPU (a host read of an offset or of ids) fails, and the ratios are
@@ -69,7 +70,7 @@ def cases(device: str = "cpu") -> dict[str, tuple]:
         "max_len=None after the first call": (lambda: grown(x), lambda: layer(x)),
         "decoding step": (lambda: layer(token, positions=STEP), lambda: token * factor + table[STEP : STEP + 1]),
         "decoding step, 0-d tensor offset": (lambda: layer(token, positions=held),
-                                             lambda: token * factor + table[STEP : STEP + 1]),
+                                             lambda: token * factor + table[held : held + 1]),
         "decoding step past max_len": (lambda: layer(token, positions=PAST_CACHE),
                                        lambda: token * factor + table[STEP : STEP + 1]),
     }

@@ -16,8 +16,8 @@ Speed targets are asserted here, and only here (the chapters show timings but ne
   512, d_model 512, float32, one thread): position ids inside the cache at most 1.1 times
   ``x * sqrt(d) + table[ids]``; ``max_len=None`` after its first call at most 1.1 times the cached
   layer; one decoding step, with an int offset and with the offset in a 0-d tensor, at most 2 times
-  ``x * sqrt(d) + table[t : t + 1]`` (the median over the processes of the per-process ratio; the
-  range over the processes is printed beside it).
+  ``x * sqrt(d) + table[t : t + 1]`` with that int or tensor (the median over the processes of the
+  per-process ratio; the range over the processes is printed beside it).
 
 Every run is a fresh Python process (companion.book.benchmark.benchmark for the tables,
 benchmarks/layer_speed.py for the layer); the summary is written to _build/benchmark.json, and with

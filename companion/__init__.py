@@ -40,6 +40,7 @@ from .encoding import (  # noqa: E402
 
 if TYPE_CHECKING:  # what type checkers see; at run time these are imported on first use
     from .encoding.layer import SinusoidalPositionalEncoding as SinusoidalPositionalEncoding
+    from .encoding.position_ids import position_ids_from_input_ids as position_ids_from_input_ids
     from .encoding.torch_table import round_to_dtype as round_to_dtype
     from .encoding.torch_table import torch_sinusoidal_encoding as torch_sinusoidal_encoding
 else:
@@ -61,4 +62,5 @@ __all__ = [
     "wavelengths",
 ]
 if available("torch"):
-    __all__ += ["SinusoidalPositionalEncoding", "round_to_dtype", "torch_sinusoidal_encoding"]
+    __all__ += ["SinusoidalPositionalEncoding", "position_ids_from_input_ids", "round_to_dtype",
+                "torch_sinusoidal_encoding"]

@@ -32,6 +32,7 @@ from .._checks import (  # noqa: E402
 )
 from .torch_table import (  # noqa: E402
     anchored_rows,
+    check_device,
     check_torch_dtype,
     consecutive_table,
     frequencies,
@@ -47,6 +48,10 @@ GROWN_CACHE_ENTRIES = 2**25
 
 # What a checkpoint records about the table (get_extra_state): the settings that change its values.
 _TABLE_SETTINGS = ("d_model", "base", "layout", "spacing", "scale")
+
+# The dtypes of position ids (bool, a mask, is refused)
+_INTEGER_DTYPES = frozenset({torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.uint16,
+                             torch.uint32, torch.uint64})
 
 # Held while a cache of max_len=None grows, so that two threads calling forward do not both extend it.
 _GROWTH_LOCK = threading.Lock()
@@ -116,14 +121,22 @@ def _describe_state(state: object) -> str:
 def _int64_ids(positions: torch.Tensor) -> torch.Tensor:
     """Integer position ids as int64, for indexing: torch reads uint8 indices as a mask, and int8 or int16 not at all.
 
-    uint64 values of 2**63 or more would wrap to negative positions: they are refused (unless tracing).
+    uint64 values of 2**63 or more wrap to negative ids here; the callers' checks refuse them
+    (:meth:`SinusoidalPositionalEncoding._check_read` names them, the device-side assertion counts them negative).
     """
-    ids = positions.to(torch.int64)
-    if (not positions.dtype.is_signed and positions.element_size() == 8 and positions.device.type != "meta"
-            and not tracing(positions) and bool((ids < 0).any())):
-        raise ValueError(f"positions must have magnitude at most 2**53 = {MAX_EXACT_POSITION} so that float64 holds "
-                         f"them exactly, got {positions.dtype} values of 2**63 or more")
-    return ids
+    return positions if positions.dtype == torch.int64 else positions.to(torch.int64)
+
+
+def _in_host_memory(tensor: torch.Tensor) -> bool:
+    """Whether `tensor` holds its values in host memory (on the CPU, not a vmap/grad wrapper): reading them waits
+    for no device.  Tensors on an accelerator are never read."""
+    return tensor.is_cpu and not torch._C._functorch.is_functorch_wrapped_tensor(tensor)
+
+
+def _reads_values(tensor: torch.Tensor) -> bool:
+    """Whether the values of `tensor` may be read: in host memory, in eager mode (not under torch.compile/export
+    or torch.jit.trace, which would freeze the value)."""
+    return not tracing(tensor) and _in_host_memory(tensor)  # tracing() first: dynamo cannot trace the other
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -142,7 +155,8 @@ class SinusoidalPositionalEncoding(nn.Module):
       integer tensor of position ids (any integer dtype, bool refused), ``[s]``, ``[b, s]``
       (packed sequences, left padding) or ``[1, s]`` (one row for the whole batch, as
       Hugging Face models pass ``position_ids``).  Ids are batch-first even with
-      ``batch_first=False``: ``[b, s]``, never ``[s, b]``.
+      ``batch_first=False``: ``[b, s]``, never ``[s, b]``.  Negative positions are refused
+      unless ``allow_negative_positions=True``.
     - output: the shape of ``x``, ``dropout(x * sqrt(d) + PE[positions])``, without the
       factor when ``scale=False`` (for code that scales its embeddings itself).
 
@@ -175,19 +189,24 @@ class SinusoidalPositionalEncoding(nn.Module):
     their JSON, which safetensors and Hugging Face's ``save_pretrained`` store): loading a
     checkpoint saved with other settings raises :class:`~companion.encoding.layer.TableMismatchError`, naming both; a
     state dict without the record (saved by 0.1.0, or partial) loads with a warning, whether
-    or not the load is strict (torch does not tell a module which it is).  A Hugging Face
-    ``PreTrainedModel`` holding the layer calls its ``reset_parameters()`` in
-    ``_init_weights``: ``from_pretrained`` allocates non-persistent buffers without values.
+    or not the load is strict (torch does not tell a module which it is).  Hugging Face's
+    ``from_pretrained`` allocates non-persistent buffers without values: the layer remembers
+    which tensors it filled and fills any others before use (when the record loads, on
+    ``train()``/``eval()``, which ``from_pretrained`` calls last, or at the first call).
+
+    Tensor offsets and position ids on an accelerator are never read on the host (no
+    synchronisation): they are checked by a device-side assertion, and cached and computed
+    rows are blended on the device.  On the CPU their values are read, as an int's.
 
     ``torch.compile(fullgraph=True, dynamic=True)`` and ``torch.export`` trace every path
     (sequence lengths and offsets stay symbolic, past `max_len` too; the choice between the
     cache and computed rows is a ``torch.cond``); under them the cache does not grow and the
-    values of position ids are not checked.  An int offset given to ``torch.export`` is
+    values of position ids are checked by an assertion in the graph.  An int offset given to ``torch.export`` is
     specialised unless declared dynamic (``Dim.AUTO``): the program holds that offset and
     refuses another; a 0-d tensor offset stays an input.  ``torch.func.vmap`` over position
     ids computes the rows.  Built on the meta device, the module holds no values until it is
-    materialised: ``module.to_empty(device=...)`` then ``module.reset_parameters()`` (or any
-    move, which rebuilds the table).  TorchScript is refused (``torch.jit.script``).
+    materialised: ``module.to_empty(device=...)`` (which fills the table; so does any move).
+    TorchScript (``torch.jit.script``) and ``torch.jit.trace`` are refused with a ``TypeError``.
 
     Parameters
     ----------
@@ -208,6 +227,9 @@ class SinusoidalPositionalEncoding(nn.Module):
     spacing : {"paper", "tensor2tensor"}, default "paper"
         Frequency spacing, as in :func:`~companion.angular_frequencies`; with
         ``layout="concatenated"``, ``"tensor2tensor"`` is fairseq's and M2M100's table.
+    allow_negative_positions : bool, default False
+        Encode negative positions (``sin`` and ``cos`` of negative angles) instead of refusing
+        them: Hugging Face pads some position ids with -1, which are then refused unless allowed.
     device : torch.device or str, optional
         Where the cached table lives (``"meta"`` for deferred construction).
     dtype : torch.dtype, optional
@@ -216,13 +238,13 @@ class SinusoidalPositionalEncoding(nn.Module):
     Raises
     ------
     TypeError
-        If `d_model` or `max_len` is not an integer, `base` is not real, `scale` or
-        `batch_first` is not a bool, `layout` or `spacing` is not a str, or `dtype` is not
-        a float dtype.
+        If `d_model` or `max_len` is not an integer, `base` is not real, `scale`,
+        `batch_first` or `allow_negative_positions` is not a bool, `layout` or `spacing` is
+        not a str, or `dtype` is not a float dtype.
     ValueError
         If `d_model` is not positive and even, `max_len` is not positive or the cache is
-        too large to allocate, `base` is not finite and > 1, `dropout` is not in [0, 1), or
-        `layout` or `spacing` is unknown.
+        too large to allocate, `base` is not finite and > 1, `dropout` is not in [0, 1),
+        `layout` or `spacing` is unknown, or `device` is unknown or absent here.
 
     Examples
     --------
@@ -264,6 +286,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         batch_first: bool = True,
         layout: Layout = "interleaved",
         spacing: Spacing = "paper",
+        allow_negative_positions: bool = False,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ) -> None:
@@ -275,17 +298,22 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.base = check_base(base)
         self.scale = _check_flag(scale, "scale")
         self.batch_first = _check_flag(batch_first, "batch_first")
+        self.allow_negative_positions = _check_flag(allow_negative_positions, "allow_negative_positions")
         self.layout = check_layout(layout)  # type: ignore[assignment]  # checked: one of the Literal's values
         self.spacing = check_spacing(spacing)  # type: ignore[assignment]
         self.dropout = nn.Dropout(check_probability(dropout, "dropout"))
         self._factor = math.sqrt(self.d_model)
+        # The (table, frequencies) that hold values, as reset_parameters last filled them: a loader that swaps
+        # in buffers without values (Hugging Face's from_pretrained) leaves other tensors in their place
+        self._filled: tuple[torch.Tensor, torch.Tensor] | None = None
         dtype = check_torch_dtype(torch.get_default_dtype() if dtype is None else dtype)
+        device = check_device(device)
         rows = self.max_len or 0
         if rows * self.d_model > MAX_TABLE_ENTRIES or rows > MAX_EXACT_POSITION:
             raise too_large(rows, self.d_model, torch.finfo(dtype).bits // 8)
         try:
             table = torch.empty((rows, self.d_model), device=device, dtype=dtype)
-        except RuntimeError as error:  # torch reports a failed allocation as a RuntimeError
+        except RuntimeError as error:  # torch reports a failed allocation as a RuntimeError (the device is checked)
             raise too_large(rows, self.d_model, torch.finfo(dtype).bits // 8) from error
         if self.max_len is None:
             # A cache that grows is a plain attribute, not a buffer: DDP broadcasts every buffer from rank 0
@@ -339,24 +367,60 @@ class SinusoidalPositionalEncoding(nn.Module):
         """Rebuild the frequencies and the cached table in place (a no-op on the meta device).
 
         For modules whose buffers were allocated without their values: after
-        ``to_empty()``, or in the ``_init_weights`` of a Hugging Face ``PreTrainedModel``
-        (``from_pretrained`` allocates non-persistent buffers empty and leaves their values to it).
+        ``to_empty()``, or in the ``_init_weights`` of a Hugging Face ``PreTrainedModel``.
+        The layer also does it by itself when it finds buffers it did not fill (see
+        :meth:`set_extra_state` and :meth:`forward`), so a model that forgets it still computes
+        on the right table.
 
         Returns
         -------
         None
         """
         device = self.angular_frequencies.device
-        with torch.no_grad():
+        with torch.no_grad():  # not inference_mode(False): a layer built in inference mode holds inference tensors
             self.angular_frequencies = frequencies(self.d_model, self.base, self.spacing, device)
             if device.type == "meta":
+                self._filled = None
                 return
             if "pe" not in self._buffers and self.pe.device != device:
                 # the cache of max_len=None is no buffer: a loader that allocates buffers left it on the meta device
                 self.pe = torch.empty((0, self.d_model), dtype=self.pe.dtype, device=device)
-            if self.pe.device.type != "meta" and self.pe.shape[0] > 0:
+            if self.pe.device.type == "meta":
+                self._filled = None
+                return
+            if self.pe.shape[0] > 0:
                 self.pe.copy_(consecutive_table(0, self.pe.shape[0], self._frequencies(self.pe.device),
                                                 layout=self.layout, dtype=self.pe.dtype))
+            self._filled = (self.pe, self.angular_frequencies)
+
+    def _unfilled(self) -> bool:
+        """Whether the table or the frequencies are not the tensors :meth:`reset_parameters` last filled."""
+        filled = self._filled
+        return filled is None or filled[0] is not self.pe or filled[1] is not self.angular_frequencies
+
+    def _fill_if_swapped(self) -> None:
+        """Refill the table and the frequencies if a loader swapped in tensors without values (eager mode only).
+
+        Hugging Face's ``from_pretrained`` builds the model on the meta device, then allocates its
+        non-persistent buffers without values and leaves them to ``_init_weights``; a layer whose
+        buffers are not the ones it filled computes them again here, before any use.  On the meta
+        device there is nothing to fill.
+        """
+        if self._unfilled():
+            with _GROWTH_LOCK:
+                if self._unfilled():
+                    self.reset_parameters()
+
+    def train(self, mode: bool = True) -> SinusoidalPositionalEncoding:
+        """``nn.Module.train``, which also fills a table that a loader swapped in without values.
+
+        Hugging Face's ``from_pretrained`` ends with ``model.eval()``, after it has allocated the
+        non-persistent buffers: the table holds its values from then on, before any forward.
+        """
+        super().train(mode)
+        if not tracing():
+            self._fill_if_swapped()
+        return self
 
     def _apply(self, fn, recurse=True):  # type: ignore[no-untyped-def]  # nn.Module's signature
         before = (self.pe.dtype, self.pe.device)
@@ -365,8 +429,10 @@ class SinusoidalPositionalEncoding(nn.Module):
             target = fn(self.pe.new_empty((0, self.d_model)))  # where and in what dtype, without a copy
             if (target.dtype, target.device) != before:
                 self.pe = torch.empty(self.pe.shape, dtype=target.dtype, device=target.device)
-        if (self.pe.dtype, self.pe.device) != before or self.angular_frequencies.dtype != torch.float64:
-            # moved or cast: rebuild, never cast, the frequencies (float64 always) and the table
+        if ((self.pe.dtype, self.pe.device) != before or self.angular_frequencies.dtype != torch.float64
+                or self._unfilled()):
+            # moved, cast, or new tensors without values (to_empty on the same device): rebuild, never cast,
+            # the frequencies (float64 always) and the table
             self.reset_parameters()
         return self
 
@@ -388,6 +454,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             rows = consecutive_table(cached, size - cached, self._frequencies(table.device), layout=self.layout,
                                      dtype=table.dtype)
             self.pe = torch.cat([table, rows])
+            self._filled = (self.pe, self.angular_frequencies)
             return self.pe
 
     # ---- checkpoints
@@ -426,6 +493,10 @@ class SinusoidalPositionalEncoding(nn.Module):
             As returned by :meth:`get_extra_state` (a uint8 tensor of JSON), or the dict of
             settings that the first builds of 0.2.0 saved.
 
+        A loader that allocated the buffers without values before loading (as Hugging Face's
+        ``from_pretrained`` does) finds them filled afterwards: the table is computed here if its
+        buffers are not the ones the layer filled.
+
         Raises
         ------
         TableMismatchError
@@ -439,6 +510,8 @@ class SinusoidalPositionalEncoding(nn.Module):
                 f"the checkpoint was saved from a SinusoidalPositionalEncoding with another table: checkpoint "
                 f"{_describe_state(state)}; this layer {_describe(mine)}. Build the layer with the checkpoint's "
                 f"settings")
+        if not tracing():
+            self._fill_if_swapped()  # a loader may have allocated the buffers without values just before
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,  # type: ignore[no-untyped-def]
                               unexpected_keys, error_msgs):
@@ -459,95 +532,183 @@ class SinusoidalPositionalEncoding(nn.Module):
     def __prepare_scriptable__(self):  # type: ignore[no-untyped-def]
         raise TypeError(
             "SinusoidalPositionalEncoding does not support TorchScript (torch.jit.script): its forward takes "
-            "an int offset or a tensor of positions. Use torch.compile, torch.export or torch.jit.trace"
+            "an int offset or a tensor of positions. Use torch.compile or torch.export"
         )
+
+    @staticmethod
+    def _refuse_jit_trace() -> None:
+        raise TypeError(
+            "SinusoidalPositionalEncoding does not support torch.jit.trace (deprecated by torch): a trace would "
+            "freeze the sequence length and the choice between cached and computed rows that it saw, so other "
+            "lengths, offsets or position ids would crash or index the wrong rows. Use torch.compile or "
+            "torch.export (and torch.onnx.export(..., dynamo=True), which exports through torch.export)")
 
     # ---- forward
 
-    def _computed(self, positions: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        """Rows for integer `positions` (any shape) computed in x's dtype on x's device."""
-        sines, cosines = anchored_rows(positions.reshape(-1), self._frequencies(x.device))
-        return pairs_to_table(sines, cosines, self.layout, x.dtype).reshape(*positions.shape, self.d_model)
+    def _computed(self, positions: torch.Tensor, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+        """Rows for integer `positions` (any shape, kept: no reshape) computed in `dtype` on `device`."""
+        sines, cosines = anchored_rows(positions, self._frequencies(device))
+        return pairs_to_table(sines, cosines, self.layout, dtype)
 
-    def _cache_usable(self, x: torch.Tensor) -> bool:
-        return self.pe.shape[0] > 0 and self.pe.dtype == x.dtype and self.pe.device == x.device
+    def _cache_usable(self, dtype: torch.dtype, device: torch.device) -> bool:
+        return self.pe.shape[0] > 0 and self.pe.dtype == dtype and self.pe.device == device
 
-    def _run(self, offset: int, seq_len: int, x: torch.Tensor) -> torch.Tensor:
+    def _negative_message(self, got: str) -> str:
+        return (f"positions must be non-negative, got {got}; Hugging Face pads some position ids with -1: mask "
+                f"them, or build the layer with allow_negative_positions=True to encode negative positions")
+
+    def _run(self, offset: int, seq_len: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
         """Rows of positions ``offset .. offset + seq_len - 1``, shape (seq_len, d_model)."""
         if torch.compiler.is_compiling():
-            return self._traced_run(offset, seq_len, x)
+            return self._traced_run(offset, seq_len, dtype, device)
         if abs(offset) > MAX_EXACT_POSITION - seq_len:
             raise ValueError(
                 f"positions (an offset) must keep every position within magnitude 2**53 = {MAX_EXACT_POSITION}, so "
                 f"that float64 holds them exactly, got offset {offset} for {seq_len} positions")
+        if offset < 0 and not self.allow_negative_positions:
+            raise ValueError(self._negative_message(f"offset {offset}"))
         end, table = offset + seq_len, self.pe
-        if offset >= 0 and x.device == table.device and x.dtype == table.dtype:
+        if offset >= 0 and device == table.device and dtype == table.dtype:
             table = table if end <= table.shape[0] else self._grown(end)
             if table is not None:
                 return table[offset:end]
-        return consecutive_table(offset, seq_len, self._frequencies(x.device), layout=self.layout, dtype=x.dtype)
+        return consecutive_table(offset, seq_len, self._frequencies(device), layout=self.layout, dtype=dtype)
 
-    def _traced_run(self, offset: int, seq_len: int, x: torch.Tensor) -> torch.Tensor:
+    def _traced_run(self, offset: int, seq_len: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
         """:meth:`_run` under torch.compile/export: `offset` and `seq_len` may be symbolic, so no guard on them."""
-        positions = offset + torch.arange(seq_len, device=x.device)
-        if not self._cache_usable(x):
-            return self._computed(positions, x)
+        if not self.allow_negative_positions:
+            if isinstance(offset, torch.SymInt):  # a run-time assertion in the graph, not a guard per offset
+                torch._check(offset >= 0, lambda: "positions must be non-negative, got a negative offset")
+            elif offset < 0:
+                raise ValueError(self._negative_message(f"offset {offset}"))
+        positions = offset + torch.arange(seq_len, device=device)
+        if not self._cache_usable(dtype, device):
+            return self._computed(positions, dtype, device)
         # inside the cache iff offset >= 0 and offset + seq_len <= cached, as a tensor (a bool would be
         # specialised on, and sizes may be symbolic): torch.cond traces both branches, no guard on the sizes
-        zero = torch.zeros((), dtype=torch.int64, device=x.device)
+        zero = torch.zeros((), dtype=torch.int64, device=device)
         inside = torch.minimum(zero + offset, self.pe.shape[0] - (zero + offset + seq_len)) >= 0
-        return torch.cond(inside, self._gathered, self._computed, (positions, x))
+        return torch.cond(inside, self._gathered, self._computed_like_cache, (positions,))
 
-    def _gathered(self, positions: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    def _gathered(self, positions: torch.Tensor) -> torch.Tensor:
         """Cached rows of `positions` (clamped into the cache: the other branch of ``torch.cond`` takes the rest)."""
         return self.pe[positions.clamp(0, self.pe.shape[0] - 1)]
 
-    def _ids(self, ids: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        """Rows of position ids, shape ``ids.shape + (d_model,)``."""
+    def _gathered_flat(self, positions: torch.Tensor) -> torch.Tensor:
+        """:meth:`_gathered`, as (n, d_model) for n positions of any shape."""
+        return self._gathered(positions.reshape(-1))
+
+    def _computed_flat(self, positions: torch.Tensor) -> torch.Tensor:
+        """:meth:`_computed_like_cache`, as (n, d_model) for n positions of any shape."""
+        return self._computed_like_cache(positions.reshape(-1))
+
+    def _computed_like_cache(self, positions: torch.Tensor) -> torch.Tensor:
+        """Computed rows in the cache's dtype, on its device (the other branch of ``torch.cond``)."""
+        return self._computed(positions, self.pe.dtype, self.pe.device)
+
+    def _assert_on_device(self, ids: torch.Tensor, low: torch.Tensor, high: torch.Tensor) -> None:
+        """Refuse bad ids without reading them: an assertion the device checks (``torch._assert_async``).
+
+        On the CPU it raises at once; on an accelerator it fails the stream (a device-side assert), as
+        an out-of-range ``nn.Embedding`` index does, rather than wait for the values.
+        """
+        lowest = -MAX_EXACT_POSITION if self.allow_negative_positions else 0
+        torch._assert_async((low >= lowest) & (high <= MAX_EXACT_POSITION),
+                            "SinusoidalPositionalEncoding: position ids must be non-negative (unless the layer "
+                            "allows negative positions) and of magnitude at most 2**53")
+
+    def _ids_on_device(self, ids: torch.Tensor, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+        """Rows of `ids` without reading them on the host: no synchronisation with the device, and a
+        program that ``torch.jit.trace`` can record (no branch on values).
+
+        Checked by a device-side assertion; cached rows where the ids fall inside the cache, computed
+        rows elsewhere, blended by ``torch.where`` (both are computed: the price of not looking).
+        """
+        if ids.numel() > 0:
+            low, high = torch.aminmax(ids)
+            self._assert_on_device(ids, low, high)
+        if not self._cache_usable(dtype, device):
+            return self._computed(ids, dtype, device)
+        cached = self.pe.shape[0]
+        inside = (ids >= 0) & (ids < cached)
+        # embedding, not pe[ids]: indexing with a 0-d tensor would read it as an int
+        gathered = torch.nn.functional.embedding(ids.clamp(0, cached - 1), self.pe)
+        return torch.where(inside[..., None], gathered, self._computed(ids, dtype, device))
+
+    def _ids(self, ids: torch.Tensor, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+        """Rows of int64 position ids (any shape), shape ``ids.shape + (d_model,)``, in `dtype` on `device`."""
         if torch.compiler.is_compiling():
-            if not self._cache_usable(x):
-                return self._computed(ids, x)
-            inside = (ids.min() >= 0) & (ids.max() < self.pe.shape[0])
-            return torch.cond(inside, self._gathered, self._computed, (ids, x))
-        if tracing(ids, x):  # vmap, grad: no values to look at
-            return self._computed(ids, x)
-        if ids.device != x.device:
-            if ids.device.type == "meta" or x.device.type == "meta":
-                raise ValueError(f"positions is on the {ids.device} device and x on the {x.device} device: pass "
+            if ids.device != device:
+                ids = ids.to(device)
+            low, high = ids.min(), ids.max()
+            self._assert_on_device(ids, low, high)
+            if not self._cache_usable(dtype, device):
+                return self._computed(ids, dtype, device)
+            inside = (low >= 0) & (high < self.pe.shape[0])
+            # torch.cond wants outputs whose strides are plain products of their sizes; rows of ids whose length
+            # may be 0 to the shape environment (an arange of an int argument) have strides max(1, s) d_model. So
+            # both branches return (n, d_model), strides (d_model, 1), and the rows take the ids' shape afterwards
+            flat = torch.cond(inside, self._gathered_flat, self._computed_flat, (ids,))
+            return flat.reshape(*ids.shape, self.d_model)
+        if torch._C._functorch.is_functorch_wrapped_tensor(ids):  # vmap, grad: no values to look at
+            return self._computed(ids, dtype, device)
+        if ids.device != device:
+            if ids.device.type == "meta" or device.type == "meta":
+                raise ValueError(f"positions is on the {ids.device} device and x on the {device} device: pass "
                                  f"position ids with values, on x's device")
-            ids = ids.to(x.device)
-        if ids.numel() == 0 or ids.device.type == "meta":
-            return self._computed(ids, x)
-        low, high = (value.item() for value in torch.aminmax(ids))
+            if not _reads_values(ids):
+                ids = ids.to(device)
+        if ids.device.type == "meta":
+            return self._computed(ids, dtype, device)
+        if not _reads_values(ids):
+            return self._ids_on_device(ids, dtype, device)
+        if ids.numel() == 0:
+            return self._computed(ids.to(device), dtype, device)
+        low, high = (value.item() for value in torch.aminmax(ids))  # host memory: no synchronisation
+        if low < 0 and not self.allow_negative_positions:
+            raise ValueError(self._negative_message(f"values in [{low}, {high}]"))
         if max(-low, high) > MAX_EXACT_POSITION:
             raise ValueError(f"positions must have magnitude at most 2**53 = {MAX_EXACT_POSITION} so that float64 "
                              f"holds them exactly, got values in [{low}, {high}]")
+        ids = ids.to(device)  # x on an accelerator: the ids follow, once read
         table = self.pe
-        if low >= 0 and x.device == table.device and x.dtype == table.dtype:
+        if low >= 0 and device == table.device and dtype == table.dtype:
             table = table if high < table.shape[0] else self._grown(high + 1)
             if table is not None:
                 return table[ids]
-        return self._computed(ids, x)
+        return self._computed(ids, dtype, device)
 
-    def _rows(self, positions: int | torch.Tensor | None, seq_len: int, batch: int, x: torch.Tensor) -> torch.Tensor:
-        """The encoding to add: shape (seq_len, d_model) or (batch, seq_len, d_model), x's dtype and device."""
+    def _position_ids(self, positions: torch.Tensor) -> torch.Tensor:
+        """Checked integer position ids as int64 (bool, floats and uint64 values from 2**63 refused)."""
+        if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
+            raise TypeError(f"positions must be an integer tensor of position ids (any integer dtype; bool is a mask, "
+                            f"not positions), got dtype {positions.dtype}")
+        ids = _int64_ids(positions)
+        if positions.dtype == torch.uint64 and _reads_values(positions) and bool((ids < 0).any()):
+            raise ValueError(f"positions must have magnitude at most 2**53 = {MAX_EXACT_POSITION} so that float64 "
+                             f"holds them exactly, got torch.uint64 values of 2**63 or more")
+        return ids
+
+    def _rows(self, positions: int | torch.Tensor | None, seq_len: int, batch: int, dtype: torch.dtype,
+              device: torch.device) -> torch.Tensor:
+        """The encoding to add: shape (seq_len, d_model) or (batch, seq_len, d_model), in `dtype` on `device`."""
         if positions is None:
-            return self._run(0, seq_len, x)
+            return self._run(0, seq_len, dtype, device)
         if isinstance(positions, torch.SymInt):
-            return self._run(positions, seq_len, x)  # type: ignore[arg-type]  # a symbolic int under tracing
+            return self._run(positions, seq_len, dtype, device)  # type: ignore[arg-type]  # symbolic under tracing
         if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-            return self._run(int(positions), seq_len, x)
+            return self._run(int(positions), seq_len, dtype, device)
         if not isinstance(positions, torch.Tensor):
             raise TypeError(
                 f"positions must be None, an int offset or an integer tensor of position ids, got "
                 f"{type(positions).__name__}"
             )
-        if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
-            raise TypeError(f"positions must be an integer tensor of position ids (any integer dtype; bool is a mask, "
-                            f"not positions), got dtype {positions.dtype}")
-        positions = _int64_ids(positions)
-        if positions.dim() == 0:  # an offset held in a tensor (no synchronisation: it becomes position ids)
-            return self._ids(positions + torch.arange(seq_len, device=positions.device), x)
+        positions = self._position_ids(positions)
+        if positions.dim() == 0:  # an offset held in a tensor
+            if _reads_values(positions):  # in host memory: read it, then the offset's path (the cache's slice)
+                return self._run(int(positions), seq_len, dtype, device)
+            # on an accelerator (or traced): never read, so no synchronisation; it becomes position ids
+            return self._ids(positions + torch.arange(seq_len, device=positions.device), dtype, device)
         if positions.dim() == 1:
             matches = [positions.shape[0] == seq_len]
         elif positions.dim() == 2:  # (batch, seq_len), or (1, seq_len) for the whole batch, as Hugging Face passes
@@ -561,12 +722,89 @@ class SinusoidalPositionalEncoding(nn.Module):
                 torch._check(match)
         elif not all(matches):
             raise ValueError(self._shape_message(positions, seq_len, batch))
-        return self._ids(positions, x)
+        return self._ids(positions, dtype, device)
 
     @staticmethod
     def _shape_message(positions: torch.Tensor, seq_len: int, batch: int) -> str:
         return (f"positions must have shape (seq_len,) = ({seq_len},) or (batch, seq_len) = ({batch}, {seq_len}) "
                 f"(or (1, {seq_len}), the same ids for the whole batch), got {tuple(positions.shape)}")
+
+    def _ready(self, device: torch.device) -> None:
+        """Fill a table that a loader swapped in without values, or that is still on the meta device.
+
+        A model built on the meta device whose weights were then loaded with ``assign=True`` has its
+        parameters on a real device and this layer's buffers (in no state dict) still on the meta
+        device: the table, a function of the settings alone, is built on the device of the input.
+        """
+        if self.angular_frequencies.device.type == "meta" and device.type != "meta":
+            with _GROWTH_LOCK:
+                if self.angular_frequencies.device.type == "meta":
+                    self._buffers["angular_frequencies"] = torch.empty_like(self.angular_frequencies, device=device)
+                    table = torch.empty_like(self.pe, device=device)
+                    if "pe" in self._buffers:
+                        self._buffers["pe"] = table
+                    else:
+                        self.pe = table
+                    self.reset_parameters()
+        self._fill_if_swapped()
+
+    def rows(
+        self, positions: torch.Tensor, *, padding_idx: int | None = None, dtype: torch.dtype | None = None
+    ) -> torch.Tensor:
+        """The table's rows for position ids alone: no scaling, no addition, no dropout.
+
+        For models that scale and add the encoding themselves, as Hugging Face's do
+        (``inputs_embeds * embed_scale + embed_positions(...)``): the rows come from the cache
+        or are computed, as in :meth:`forward`, with the same checks, under ``torch.compile``
+        and ``torch.export`` too.
+
+        Parameters
+        ----------
+        positions : Tensor of int, any shape ``(...)``
+            Position ids, any integer dtype (bool refused), such as
+            :func:`~companion.position_ids_from_input_ids` returns.
+        padding_idx : int, optional
+            Ids equal to it get a zero row, as fairseq's table (and M2M100's, FSMT's,
+            Speech2Text's) keeps the row of its padding index zero.
+        dtype : torch.dtype, optional
+            Default the cached table's dtype.
+
+        Returns
+        -------
+        Tensor, shape ``(..., d_model)``, dtype `dtype`, on the device of `positions`
+
+        Raises
+        ------
+        TypeError
+            If `positions` is not an integer tensor, `padding_idx` is not an int, or `dtype`
+            is not a float dtype.
+        ValueError
+            If `positions` holds negative values (unless ``allow_negative_positions=True``) or
+            magnitudes beyond 2**53.
+
+        Examples
+        --------
+        >>> layer = SinusoidalPositionalEncoding(4, 8)
+        >>> layer.rows(torch.tensor([[1, 2, 3]]), padding_idx=1)
+        tensor([[[ 0.0000,  0.0000,  0.0000,  0.0000],
+                 [ 0.9093, -0.4161,  0.0200,  0.9998],
+                 [ 0.1411, -0.9900,  0.0300,  0.9996]]])
+        """
+        if not isinstance(positions, torch.Tensor):
+            raise TypeError(f"positions must be an integer tensor of position ids, got {type(positions).__name__}")
+        if padding_idx is not None and (isinstance(padding_idx, bool) or not isinstance(padding_idx, numbers.Integral)):
+            raise TypeError(f"padding_idx must be an int or None, got {padding_idx!r} of type "
+                            f"{type(padding_idx).__name__}")
+        dtype = self.pe.dtype if dtype is None else check_torch_dtype(dtype)
+        if not torch.compiler.is_compiling():
+            if torch.jit.is_tracing():
+                self._refuse_jit_trace()
+            self._ready(positions.device)
+        ids = self._position_ids(positions)
+        rows = self._ids(ids, dtype, ids.device)
+        if padding_idx is not None:
+            rows = rows.masked_fill((ids == padding_idx)[..., None], 0.0)
+        return rows
 
     def forward(self, x: torch.Tensor, positions: int | torch.Tensor | None = None) -> torch.Tensor:
         """Return ``dropout(x * sqrt(d_model) + PE[positions])`` (no factor when ``scale=False``).
@@ -578,7 +816,8 @@ class SinusoidalPositionalEncoding(nn.Module):
         positions : None, int, or Tensor of int, shape (), (seq_len,), (batch, seq_len) or (1, seq_len), optional
             None for ``0 .. seq_len - 1``; an int offset ``o`` (or a 0-d tensor holding it) for
             ``o .. o + seq_len - 1``; or each token's position, any integer dtype (int8 to
-            int64, uint8 to uint64).  Batch first whatever `batch_first` says.
+            int64, uint8 to uint64).  Batch first whatever `batch_first` says.  Negative
+            positions are refused unless the layer was built with ``allow_negative_positions=True``.
 
         Returns
         -------
@@ -592,8 +831,15 @@ class SinusoidalPositionalEncoding(nn.Module):
             integer tensor (a bool tensor, a mask, is refused).
         ValueError
             If `x` is not 3-D, its last dimension is not `d_model`, `positions` has the wrong
-            shape, is on the meta device while `x` is not, or reaches beyond magnitude 2**53.
+            shape, is on the meta device while `x` is not, holds a negative position (unless
+            allowed) or reaches beyond magnitude 2**53, or the layer is still on the meta
+            device while `x` is not.  Position ids on an accelerator are checked by the device
+            (``torch._assert_async``), without waiting for it: a bad id fails the device's stream.
         """
+        compiling = torch.compiler.is_compiling()
+        # torch.jit.is_tracing() without its Python layer, as a decoding step is short (dynamo cannot trace it)
+        if not compiling and torch._C._is_tracing():
+            self._refuse_jit_trace()
         if not isinstance(x, torch.Tensor) or not x.is_floating_point():
             raise TypeError(
                 f"x must be a real floating tensor of token embeddings, got "
@@ -606,20 +852,35 @@ class SinusoidalPositionalEncoding(nn.Module):
         if shape[2] != self.d_model:
             check_last_dim(shape, self.d_model, "x")
         seq_len, batch = (shape[1], shape[0]) if self.batch_first else (shape[0], shape[1])
-        # a buffer (max_len given), read from _buffers: nn.Module.__getattr__ would slow a decoding step by a fifth
-        pe = self._buffers.get("pe")
-        if pe is None:  # the cache of max_len=None, a plain attribute
-            pe = self.pe
-        # The common case first, in as few Python steps as a hand-written table add: a slice of the cache.
-        if (positions is None or type(positions) is int) and not torch.compiler.is_compiling():
-            offset = positions or 0
+        if compiling:
+            rows = self._rows(positions, seq_len, batch, x.dtype, x.device)
+        else:
+            # a buffer (max_len given), read from _buffers: nn.Module.__getattr__ would slow a decoding step by a fifth
+            buffers = self._buffers
+            pe = buffers.get("pe")
+            if pe is None:  # the cache of max_len=None, a plain attribute
+                pe = self.pe
+            filled = self._filled
+            if filled is None or filled[0] is not pe or filled[1] is not buffers["angular_frequencies"]:
+                self._ready(x.device)
+                pe = self.pe
+            # The common case first, in as few Python steps as a hand-written table add: a slice of the cache,
+            # for an int offset or one held in a CPU tensor (host memory: reading it waits for no device)
+            if positions is None or type(positions) is int:
+                offset = positions or 0
+            elif (type(positions) is torch.Tensor and positions.ndim == 0 and positions.is_cpu
+                    and positions.dtype in _INTEGER_DTYPES):
+                try:
+                    offset = positions.item()
+                except RuntimeError:  # a vmap wrapper, which has no single value: the general path
+                    offset = -1
+            else:
+                offset = -1
             if (0 <= offset and offset + seq_len <= pe.shape[0] and x.dtype is pe.dtype
                     and ((x.is_cpu and pe.is_cpu) or x.device == pe.device)):
                 rows = pe[offset : offset + seq_len]
             else:
-                rows = self._run(offset, seq_len, x)
-        else:
-            rows = self._rows(positions, seq_len, batch, x)
+                rows = self._rows(positions, seq_len, batch, x.dtype, x.device)
         if not self.batch_first:
             rows = rows.unsqueeze(1) if rows.ndim == 2 else rows.transpose(0, 1)
         if self.scale:

@@ -82,6 +82,29 @@ def check_torch_dtype(dtype: object, name: str = "dtype") -> torch.dtype:
     return dtype
 
 
+def check_device(device: object, name: str = "device") -> torch.device | None:
+    """`device` as a ``torch.device`` (None stays None) if torch knows it and it is usable here.
+
+    A misspelt name ("gpu", "cdua") or a device this machine or build lacks (CUDA on a CPU-only
+    build, an index past the devices present) is reported as such, naming `name`, rather than
+    as whatever the first allocation there raises (torch's ``AssertionError``, or an allocation
+    failure that reads like a table too large).  A tensor of no elements is allocated to find out.
+    """
+    if device is None:
+        return None
+    try:
+        resolved = torch.device(device)  # type: ignore[arg-type]  # whatever was given: checked here
+    except (RuntimeError, TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be a torch.device or a device name such as 'cpu', 'cuda', 'cuda:0', 'mps' "
+                         f"or 'meta', got {device!r} ({error})") from None
+    if resolved.type != "meta":
+        try:
+            torch.empty(0, device=resolved)
+        except (RuntimeError, AssertionError) as error:  # no such device here: torch raises either
+            raise ValueError(f"{name}={device!r} is not available on this machine: {error}") from None
+    return resolved
+
+
 def _round_to_odd_float32(table: torch.Tensor) -> torch.Tensor:
     """float64 -> float32 rounded to odd: the float32 next to `table` toward zero, with its last bit set if inexact.
 
@@ -218,14 +241,15 @@ def anchored_rows(positions: torch.Tensor, omega: torch.Tensor) -> tuple[torch.T
 
     Parameters
     ----------
-    positions : Tensor, shape (n,), integer or integer-valued float64
-        Positions with magnitude at most 2**53 (not checked).
+    positions : Tensor, any shape ``(...)``, integer or integer-valued float64
+        Positions with magnitude at most 2**53 (not checked).  Any shape, kept as it is (no
+        reshape): under ``torch.compile`` the rows then have the very size expressions of the ids.
     omega : Tensor, shape (d_model // 2,), dtype float64
         Angular frequencies, on the device of `positions`.
 
     Returns
     -------
-    sines, cosines : Tensor, shape (n, d_model // 2), dtype float64
+    sines, cosines : Tensor, shape ``(..., d_model // 2)``, dtype float64
         ``sin(omega p)`` and ``cos(omega p)``.
 
     Examples
@@ -237,7 +261,7 @@ def anchored_rows(positions: torch.Tensor, omega: torch.Tensor) -> tuple[torch.T
     """
     positions = positions.to(torch.float64)
     anchors = torch.floor(positions / ANCHOR_SPACING) * ANCHOR_SPACING
-    at_anchor, step = anchors[:, None] * omega, (positions - anchors)[:, None] * omega
+    at_anchor, step = anchors[..., None] * omega, (positions - anchors)[..., None] * omega
     sin_a, cos_a, sin_b, cos_b = torch.sin(at_anchor), torch.cos(at_anchor), torch.sin(step), torch.cos(step)
     return sin_a * cos_b + cos_a * sin_b, cos_a * cos_b - sin_a * sin_b
 
@@ -399,8 +423,9 @@ def _as_positions(positions: object, device: torch.device | None) -> torch.Tenso
 
 
 def tracing(*tensors: torch.Tensor) -> bool:
-    """Whether values cannot be read here: under ``torch.compile``/``torch.export``, or inside ``vmap``/``grad``."""
-    if torch.compiler.is_compiling():
+    """Whether values cannot be read here: under ``torch.compile``/``torch.export``/``torch.jit.trace``, or inside
+    ``vmap``/``grad`` (a value read under ``torch.jit.trace`` would be frozen into the trace as a constant)."""
+    if torch.compiler.is_compiling() or torch.jit.is_tracing():
         return True
     return any(torch._C._functorch.is_functorch_wrapped_tensor(tensor) for tensor in tensors)
 
@@ -464,7 +489,8 @@ def torch_sinusoidal_encoding(
     ValueError
         If `d_model` is not positive and even, `base` is not finite and > 1, `positions` is not
         1-D or holds a non-finite value, a magnitude above 2**53 or a value its own dtype cannot
-        hold exactly, `layout` or `spacing` is unknown, or the table is too large to allocate.
+        hold exactly, `layout` or `spacing` is unknown, `device` is unknown or absent here, or
+        the table is too large to allocate.
 
     Examples
     --------
@@ -481,7 +507,7 @@ def torch_sinusoidal_encoding(
     d_model, base = check_d_model(d_model), check_base(base)
     layout, spacing = check_layout(layout), check_spacing(spacing)
     dtype = check_torch_dtype(dtype)
-    target = torch.device(device) if device is not None else (
+    target = check_device(device) if device is not None else (
         positions.device if isinstance(positions, torch.Tensor) else torch.device("cpu"))
     # MPS has no float64: compute on the CPU, then move the finished table
     compute = torch.device("cpu") if target.type == "mps" else target

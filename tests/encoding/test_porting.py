@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from companion import SinusoidalPositionalEncoding
+from companion import SinusoidalPositionalEncoding, position_ids_from_input_ids
 
 API_PAGE = Path(__file__).parents[2] / "book" / "api.md"
 D_MODEL, MAX_POSITIONS, PAD = 64, 1024, 1
@@ -40,15 +40,12 @@ def porting_table() -> dict[str, float]:
 
 def fairseq_positions(tokens, padding_idx, past_key_values_length=0):
     """The recipe's position ids: fairseq's make_positions (real tokens from padding_idx + 1, pads at padding_idx)."""
-    mask = tokens.ne(padding_idx).long()
-    return (torch.cumsum(mask, dim=1) + past_key_values_length) * mask + padding_idx
+    return position_ids_from_input_ids(tokens, padding_idx, past_key_values_length)
 
 
 def fairseq_rows(layer, tokens, padding_idx, past_key_values_length=0):
     """The recipe: the layer's rows at those ids, and zero rows for the pads, as fairseq's table has."""
-    ids = fairseq_positions(tokens, padding_idx, past_key_values_length)
-    rows = layer(torch.zeros(*tokens.shape, layer.d_model), positions=ids)
-    return torch.where(tokens.ne(padding_idx)[..., None], rows, 0.0)
+    return layer.rows(fairseq_positions(tokens, padding_idx, past_key_values_length), padding_idx=padding_idx)
 
 
 def tokens():
@@ -158,7 +155,8 @@ def measure_transformer():
     embedding = torch.nn.Embedding(40, D_MODEL)
     source = tokens().T  # (seq_len, batch): nn.Transformer's default layout
     tutorial = TutorialPositionalEncoding(D_MODEL, MAX_POSITIONS)
-    layer = SinusoidalPositionalEncoding(D_MODEL, MAX_POSITIONS, batch_first=False)  # scales, as the tutorial's model
+    # the tutorial's dropout=0.1 (inactive in eval mode); it scales, as the tutorial's model does
+    layer = SinusoidalPositionalEncoding(D_MODEL, MAX_POSITIONS, dropout=0.1, batch_first=False).eval()
     with torch.no_grad():
         theirs = tutorial(embedding(source) * math.sqrt(D_MODEL))
         ours = layer(embedding(source))
@@ -196,3 +194,24 @@ def test_the_tensor2tensor_spacing_is_needed_for_m2m100_and_the_pads_zeroed():
     ids = fairseq_positions(batch, PAD)
     unmasked = fairseq_like(torch.zeros(*batch.shape, D_MODEL), positions=ids)
     assert (module(batch) - unmasked).abs().max() >= 1.0  # pads left with a row: off by 1 (cos 0)
+
+
+def test_the_fairseq_recipe_on_the_page_takes_the_models_scale_and_the_rows_alone():
+    # the recipe once hard-coded sqrt(d_model) in its pad branch (wrong for scale_embedding=False) and left the
+    # place of the cache's length to guess: it now adds rows, scaled by nobody, and names past_key_values_length
+    text = API_PAGE.read_text(encoding="utf-8")
+    recipe = next(block for block in re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+                  if "position_ids_from_input_ids" in block)
+    assert "math.sqrt" not in recipe and "embed_scale" in recipe
+    assert "position_ids_from_input_ids(input_ids, padding_idx, past_key_values_length)" in recipe
+    assert "layer.rows(position_ids, padding_idx=padding_idx)" in recipe
+    namespace = {}
+    exec(compile(recipe, str(API_PAGE), "exec"), namespace)
+    hidden, inputs_embeds = namespace["hidden"], namespace["inputs_embeds"]
+    pads = namespace["input_ids"] == namespace["padding_idx"]
+    assert torch.equal(hidden[pads], inputs_embeds[pads] * namespace["embed_scale"])  # pads: no row added
+
+
+def test_the_tutorial_row_keeps_its_dropout():
+    row = next(line for line in API_PAGE.read_text(encoding="utf-8").splitlines() if line.startswith("| `nn.Transformer`"))
+    assert "`dropout=0.1`" in row

@@ -22,11 +22,12 @@ MINIMUM_VERSIONS = {
     "matplotlib": (3, 10),
     "mpmath": (1, 3),
     "sympy": (1, 12),
+    "scipy": (1, 11),
 }
 
 #: The extra of the companion that installs each optional package.
 EXTRAS = {"torch": "torch", "gensim": "word2vec", "nltk": "word2vec", "matplotlib": "book", "mpmath": "book",
-          "sympy": "book"}
+          "sympy": "book", "scipy": "book"}
 
 DISTRIBUTION = "positional-encoding-companion"
 

@@ -107,6 +107,32 @@ def test_the_sources_own_runs_differ():
     assert word_runs[0] != word_runs[1] and abs(encoded_runs[0] - encoded_runs[1]) > 1e-3
 
 
+def test_base_10000_gives_distinct_positions_far_beyond_2_pi_10000():
+    """Folklore (a Hugging Face blog post): base 10,000 gives "2 pi 10000 unique positions", a bound on context near 63,000."""
+    from companion.analysis.distinguishability import nearest_position_distance, offset_distances
+
+    limit = 2 * math.pi * 10_000
+    for d_model in (64, 128, 512):
+        assert angular_frequencies(d_model)[-1] * limit > 2 * math.pi  # the slowest pair turns more than once by then
+    distances, offsets = nearest_position_distance([200_000], 64)
+    assert offsets[0] == 1 and distances[0] == pytest.approx(offset_distances([1], 64)[0])  # neighbours, closest
+    table = sinusoidal_encoding(np.array([0, 62_832, 125_664]), 512)
+    assert np.linalg.norm(table[1] - table[0]) > 10 and np.linalg.norm(table[2] - table[0]) > 10
+
+
+def test_log_10000_sets_the_frequencies_not_a_maximum_length():
+    """Folklore (PyTorch's Transformer tutorial): "math.log(10000.0) ... represents the maximum effective input length"."""
+    from companion.analysis.distinguishability import nearest_position_distance, similarity_trend_crossings
+
+    d_model = 200  # the tutorial's embedding size
+    div_term = np.exp(np.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))  # the tutorial's line, in float64
+    np.testing.assert_allclose(div_term, angular_frequencies(d_model), rtol=1e-14)
+    distances, offsets = nearest_position_distance([30_000], d_model)
+    assert offsets[0] == 1 and distances[0] > 2  # past 10,000 positions stay as far apart as neighbours
+    half, zero = similarity_trend_crossings(10_000.0)
+    assert round(half) == 56 and round(zero) == 6165  # the encoding's own scales; neither is 10,000
+
+
 def test_every_test_cited_by_the_claims_appendix_exists():
     appendix = (pathlib.Path(__file__).parent.parent / "book" / "claims.md").read_text()
     cited = set(re.findall(r"tests/((?:\w+/)?test_\w+)\.py::(test_\w+)", appendix))

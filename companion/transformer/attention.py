@@ -31,8 +31,8 @@ import numpy as np
 from .._checks import check_count, check_d_model, check_offset, check_real_array
 from ..analysis.linearity import rotation_matrix
 
-__all__ = ["LogitTerms", "attention_weights", "diagonal_spread", "logit_terms", "most_attended_offset", "offset_head",
-           "weight_from_offset", "weight_on_offset"]
+__all__ = ["LogitTerms", "MixMargin", "attention_weights", "best_mix_margin", "diagonal_spread", "logit_terms",
+           "most_attended_offset", "offset_head", "weight_from_offset", "weight_on_offset"]
 
 
 class LogitTerms(NamedTuple):
@@ -358,3 +358,104 @@ def most_attended_offset(weights) -> np.ndarray:
     """
     weights = _square_maps(weights, "weights")
     return np.arange(weights.shape[-1]) - weights.argmax(axis=-1)
+
+
+class MixMargin(NamedTuple):
+    """The best mix of several heads' weights for singling out one offset (:func:`best_mix_margin`).
+
+    Parameters
+    ----------
+    margin : float
+        The mix's weight on the offset minus the largest weight, in size, on any other, for a mix whose
+        weights add up to at most 1 in size: 1 if all of it can sit on the offset, 0 if no mix puts more on
+        the offset than on some other.
+    mix : ndarray, shape (heads,)
+        The coefficient of each head (all 0 when the margin is 0).
+    weights : ndarray, shape (num_offsets,)
+        The mixed weights, ``mix @ profiles``.
+
+    Examples
+    --------
+    >>> MixMargin(0.5, np.ones(2), np.array([0.75, 0.25])).margin
+    0.5
+    """
+
+    margin: float
+    mix: np.ndarray
+    weights: np.ndarray
+
+
+def best_mix_margin(profiles, offset: int) -> MixMargin:
+    r"""How well any linear mix of heads' attention weights can single out one offset.
+
+    Row :math:`h` of `profiles` holds what head :math:`h` puts on the keys :math:`0, 1, 2, \dots` positions
+    back, for one query. A later layer sees the heads' outputs only through linear maps, so it can read
+    any mix :math:`w = \sum_h c_h\,\mathrm{profiles}_h`; the mix copies the value :math:`k` back with
+    weight :math:`w_k`. This returns the mix with the largest margin :math:`w_k - \max_{j \ne k} |w_j|`
+    among those with :math:`\sum_j |w_j| \le 1`: a linear program (scipy's HiGHS), whose value is exact up
+    to the solver's tolerance (about :math:`10^{-9}`). The margin is never negative (the mix of nothing
+    scores 0).
+
+    Parameters
+    ----------
+    profiles : array_like, shape (heads, num_offsets)
+        Each head's weights on the keys 0, 1, ... positions back; real, not all zero.
+    offset : int
+        The offset to single out, below ``num_offsets``.
+
+    Returns
+    -------
+    MixMargin
+        The margin, the mix and its weights.
+
+    Raises
+    ------
+    ValueError
+        If `profiles` is not 2-D, holds no non-zero weight, or `offset` is out of range.
+    TypeError
+        If `offset` is not an integer or `profiles` does not hold real numbers.
+    ImportError
+        If scipy is missing (the companion's ``[book]`` extra installs it).
+
+    Examples
+    --------
+    A head on offset 1 alone gives margin 1. One head that favours the nearest key cannot single out
+    offset 2; two such heads can, by their difference, if they differ enough:
+
+    >>> best_mix_margin([[0.0, 1.0, 0.0]], 1).margin
+    1.0
+    >>> best_mix_margin([[0.5, 0.3, 0.2]], 2).margin
+    0.0
+    >>> best = best_mix_margin([[0.5, 0.3, 0.2], [0.6, 0.3, 0.1]], 2)
+    >>> round(best.margin, 4), best.weights.round(4).tolist()
+    (0.4375, [-0.1875, 0.1875, 0.625])
+    """
+    from .._environment import require
+
+    require("scipy")  # a clear message if it is missing or too old
+    from scipy import optimize
+    profiles = check_real_array(profiles, "profiles")
+    if profiles.ndim != 2 or not np.any(profiles):
+        raise ValueError(f"profiles must be a 2-D array (heads, offsets) with a non-zero weight, got shape "
+                         f"{profiles.shape}")
+    heads, n = profiles.shape
+    offset = check_count(offset, "offset")
+    if offset >= n:
+        raise ValueError(f"offset must be below the number of offsets, {n}, got {offset}")
+    a = profiles.T  # (offsets, heads): w = a @ c
+    others = np.delete(np.arange(n), offset)
+    # variables: the mix c (free), t_j >= |w_j|, s >= |w_j| for j != offset; maximise w_offset - s
+    objective = np.concatenate([-a[offset], np.zeros(n), [1.0]])
+    zeros_t, zeros_s = np.zeros((n, n)), np.zeros((n, 1))
+    rows = [np.hstack([a, -np.eye(n), zeros_s]), np.hstack([-a, -np.eye(n), zeros_s]),
+            np.hstack([np.zeros((1, heads)), np.ones((1, n)), [[0.0]]]),
+            np.hstack([a[others], zeros_t[others], -np.ones((n - 1, 1))]),
+            np.hstack([-a[others], zeros_t[others], -np.ones((n - 1, 1))])]
+    bounds = [(None, None)] * heads + [(0, None)] * (n + 1)
+    result = optimize.linprog(objective, A_ub=np.vstack(rows), b_ub=np.concatenate([np.zeros(2 * n), [1.0],
+                                                                                      np.zeros(2 * (n - 1))]),
+                              bounds=bounds, method="highs")
+    if not result.success:  # bounded and feasible (c = 0), so this means a solver failure
+        raise RuntimeError(f"the linear program failed: {result.message}")
+    mix = result.x[:heads]
+    return MixMargin(max(0.0, float(-result.fun)) + 0.0, mix + 0.0, a @ mix + 0.0)

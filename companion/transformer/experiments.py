@@ -24,8 +24,9 @@ from .model import SmallTransformer  # noqa: E402
 from .positions import POSITION_SCHEMES  # noqa: E402
 from .training import PositionAccuracy, evaluate, fixed_threads, train  # noqa: E402
 
-__all__ = ["RANGES", "SEEDS", "Run", "SeedRuns", "Setup", "accuracy_table", "compare_schemes", "look_back_weights",
-           "mean_and_range", "mean_attention_maps", "train_and_evaluate", "train_over_seeds"]
+__all__ = ["RANGES", "SEEDS", "Run", "SeedRuns", "Setup", "accuracy_table", "compare_schemes", "comparison_table",
+           "look_back_weights", "mean_and_range", "mean_attention_maps", "results_table", "train_and_evaluate",
+           "train_over_seeds"]
 
 #: The ranges of positions reported, as multiples of L: the training length, then the new
 #: positions of sequences twice and four times as long.
@@ -334,6 +335,106 @@ def accuracy_table(runs: dict) -> str:
         cells = [mean_and_range(run.at(length)) for length in RANGES]
         lines.append(str(label).ljust(width) + "".join(f"{cell:>{column}s}" for cell in cells))
     return "\n".join(lines)
+
+
+def results_table(runs_by_task: dict) -> str:
+    """Several tasks' accuracies in one plain-text table: a line per task, then a row per scheme.
+
+    Parameters
+    ----------
+    runs_by_task : dict of str to dict of str to Run or SeedRuns
+        Task label -> (scheme label -> a run, or runs over seeds), as :func:`accuracy_table` takes.
+
+    Returns
+    -------
+    str
+        Columns at L, 2L and 4L; ``0.42 [0.30, 0.55]`` for the mean and range over seeds.
+
+    Raises
+    ------
+    ValueError
+        If `runs_by_task` or one of its tasks is empty.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none"], seeds=(0, 1), setup=Setup(steps=60))
+    >>> print(results_table({"recall the key": runs}))
+                              at L              at 2L              at 4L
+    recall the key
+      none       1.00 [1.00, 1.00]  1.00 [1.00, 1.00]  1.00 [1.00, 1.00]
+    """
+    if not runs_by_task or not all(runs_by_task.values()):
+        raise ValueError("runs_by_task is empty, or one of its tasks is: nothing to tabulate")
+    width = max(12, *(len(str(label)) + 3 for runs in runs_by_task.values() for label in runs))
+    lines = [" " * width + "".join(f"{'at ' + length:>19s}" for length in RANGES)]
+    for task, runs in runs_by_task.items():
+        lines.append(str(task))
+        for label, run in runs.items():
+            cells = [mean_and_range(run.at(length)) for length in RANGES]
+            lines.append(f"  {str(label):{width - 2}s}" + "".join(f"{cell:>19s}" for cell in cells))
+    return "\n".join(lines)
+
+
+def comparison_table(schemes, facts: dict, runs_by_task: dict, *, lengths=("2L", "4L")) -> str:
+    """Schemes side by side, one column each: rows of facts, then the range of accuracies over seeds.
+
+    Parameters
+    ----------
+    schemes : sequence of str
+        The columns, in order.
+    facts : dict of str to dict of str to str
+        Row label -> (scheme -> a short text); a scheme missing from a row prints ``-``.
+    runs_by_task : dict of str to dict of str to SeedRuns
+        Task label -> (scheme -> its runs); a scheme not trained on a task prints ``-``.
+    lengths : sequence of str, default ("2L", "4L")
+        Keys of :data:`RANGES`; one row per task and length.
+
+    Returns
+    -------
+    str
+        Accuracies as ``lowest-highest`` over the seeds, two decimals (one value alone if they agree to
+        two decimals).
+
+    Raises
+    ------
+    ValueError
+        If `schemes` is empty.
+    KeyError
+        If a length is not a key of :data:`RANGES`.
+
+    Examples
+    --------
+    >>> from companion.transformer.tasks import KeyRecallTask
+    >>> runs = compare_schemes(KeyRecallTask(), ["none"], seeds=(0, 1), setup=Setup(steps=60))
+    >>> print(comparison_table(["none", "other"], {"enters": {"none": "nowhere"}}, {"key": runs}))
+                    none       other
+    enters          nowhere    -
+    key at 2L       1.00       -
+    key at 4L       1.00       -
+    """
+    schemes = list(schemes)
+    if not schemes:
+        raise ValueError("schemes is empty: nothing to tabulate")
+    unknown = [length for length in lengths if length not in RANGES]
+    if unknown:
+        raise KeyError(f"lengths must be keys of RANGES {list(RANGES)}, got {unknown}")
+    rows = {label: [texts.get(scheme, "-") for scheme in schemes] for label, texts in facts.items()}
+    for task, runs in runs_by_task.items():
+        for length in lengths:
+            rows[f"{task} at {length}"] = [_range_over_seeds(runs[scheme].at(length)) if scheme in runs else "-"
+                                           for scheme in schemes]
+    label_width = max(len(label) for label in rows) + 2
+    column = max(11, *(len(text) + 2 for texts in rows.values() for text in texts), *(len(s) + 2 for s in schemes))
+    lines = [" " * label_width + "".join(f"{scheme:{column}s}" for scheme in schemes).rstrip()]
+    lines += [f"{label:{label_width}s}" + "".join(f"{text:{column}s}" for text in texts).rstrip()
+              for label, texts in rows.items()]
+    return "\n".join(lines)
+
+
+def _range_over_seeds(values) -> str:
+    low, high = (f"{round(float(value), 2) + 0.0:.2f}" for value in (np.min(values), np.max(values)))
+    return low if low == high else f"{low}-{high}"
 
 
 def mean_and_range(values) -> str:

@@ -5,6 +5,7 @@ from companion import sinusoidal_encoding
 from companion.analysis.linearity import rotation_matrix
 from companion.transformer.attention import (
     attention_weights,
+    best_mix_margin,
     diagonal_spread,
     logit_terms,
     most_attended_offset,
@@ -12,6 +13,7 @@ from companion.transformer.attention import (
     weight_from_offset,
     weight_on_offset,
 )
+from companion.transformer.positions import alibi_slopes
 
 
 def test_the_four_terms_add_up_to_the_logits():
@@ -146,3 +148,49 @@ def test_most_attended_offset_is_the_distance_to_the_largest_weight():
     assert np.all(most_attended_offset(attention_weights((pe @ w_q) @ (pe @ w_k).T, causal=True))[3:] == 3)
     with pytest.raises(ValueError, match="seq_len, seq_len"):
         most_attended_offset(np.ones((2, 3)))
+
+
+def alibi_profiles(query: int) -> np.ndarray:
+    """Each of the four ALiBi heads' weights on the keys 0, 1, ..., query back, for keys of equal content."""
+    distances = np.subtract.outer(np.arange(query + 1), np.arange(query + 1))
+    return np.stack([attention_weights(-slope * distances, causal=True)[query, ::-1]
+                     for slope in alibi_slopes(4).tolist()])
+
+
+def test_no_mix_of_the_four_alibi_heads_singles_out_offset_two():
+    """Chapter 6: the best mix beats every other offset at offset 2 by about 0.01 of its weight; R(2)'s head by 0.99."""
+    for query, bound in [(15, 0.02), (63, 0.002)]:
+        best = best_mix_margin(alibi_profiles(query), 2)
+        assert 0 < best.margin < bound
+        weights = best.mix @ alibi_profiles(query)
+        np.testing.assert_allclose(weights, best.weights, atol=1e-12)
+        assert np.abs(weights).sum() == pytest.approx(1.0, abs=1e-9)  # the margin is per unit of weight
+        others = np.abs(np.delete(weights, 2)).max()
+        assert weights[2] - others == pytest.approx(best.margin, abs=1e-9)
+    pe = sinusoidal_encoding(np.arange(16), 32)
+    w_q, w_k = offset_head(2, 32, sharpness=8.0)
+    built = attention_weights((pe @ w_q) @ (pe @ w_k).T, causal=True)[15, ::-1]
+    assert best_mix_margin(built[None, :], 2).margin > 0.95
+
+
+def test_the_best_mix_margin_is_no_mix_for_one_decaying_head_and_a_difference_for_two():
+    assert best_mix_margin([[0.5, 0.3, 0.2]], 2).margin == 0.0
+    best = best_mix_margin([[0.5, 0.3, 0.2], [0.6, 0.3, 0.1]], 2)
+    assert best.margin == pytest.approx(0.4375, abs=1e-9)
+    # no mix can do better than any single head rescaled, nor than putting everything on the offset
+    assert best_mix_margin([[0.0, 0.0, 1.0]], 2).margin == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: best_mix_margin(np.ones(3), 1), ValueError, "profiles"),
+        (lambda: best_mix_margin(np.zeros((2, 3)), 1), ValueError, "non-zero"),
+        (lambda: best_mix_margin(np.ones((2, 3)), 3), ValueError, "offset"),
+        (lambda: best_mix_margin(np.ones((2, 3)), 1.5), TypeError, "offset"),
+        (lambda: best_mix_margin([["a"]], 0), TypeError, "profiles"),
+    ],
+)
+def test_best_mix_margin_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

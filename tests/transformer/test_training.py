@@ -4,8 +4,8 @@ import torch
 
 from companion.transformer.attention import weight_on_offset
 from companion.transformer.experiments import (
-    RANGES, SEEDS, SeedRuns, Setup, accuracy_table, compare_schemes, look_back_weights, mean_attention_maps,
-    train_and_evaluate, train_over_seeds)
+    RANGES, SEEDS, SeedRuns, Setup, accuracy_table, compare_schemes, comparison_table, look_back_weights,
+    mean_attention_maps, results_table, train_and_evaluate, train_over_seeds)
 from companion.transformer.model import SmallTransformer
 from companion.transformer.tasks import CopyOffsetTask, KeyRecallTask, LatestMarkerTask
 from companion.transformer.training import PositionAccuracy, evaluate, fixed_threads, train
@@ -119,3 +119,32 @@ def test_compare_schemes_trains_every_scheme_from_every_seed():
     assert all(len(seed_runs.runs) == 2 for seed_runs in runs.values())
     np.testing.assert_array_equal(runs["none"].runs[1].losses,
                                   train_and_evaluate(KeyRecallTask(), "none", seed=1, setup=TINY).losses)
+
+
+def test_results_table_puts_each_task_over_its_schemes_rows():
+    runs = compare_schemes(KeyRecallTask(), ["none", "rotary"], seeds=(0, 1), setup=TINY)
+    lines = results_table({"recall the key": runs, "again": {"none": runs["none"]}}).splitlines()
+    assert lines[0].split() == ["at", "L", "at", "2L", "at", "4L"]
+    assert lines[1] == "recall the key" and lines[4] == "again"
+    values = runs["rotary"].at("4L")
+    assert lines[3].split()[0] == "rotary" and lines[3].endswith(
+        f"{values.mean():.2f} [{values.min():.2f}, {values.max():.2f}]")
+    with pytest.raises(ValueError, match="empty"):
+        results_table({"recall the key": {}})
+
+
+def test_comparison_table_puts_schemes_in_columns_and_the_range_over_seeds_in_cells():
+    runs = compare_schemes(CopyOffsetTask(), ["none", "rotary"], seeds=(0, 1), setup=TINY)
+    table = comparison_table(["none", "rotary", "untrained"], {"enters": {"none": "nowhere", "rotary": "q and k"}},
+                             {"copy": runs}, lengths=("L", "4L"))
+    header, enters, at_l, at_4l = table.splitlines()
+    assert header.split() == ["none", "rotary", "untrained"]
+    assert enters.split() == ["enters", "nowhere", "q", "and", "k", "-"]
+    low, high = runs["rotary"].at("4L").min(), runs["rotary"].at("4L").max()
+    expected = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
+    assert at_4l.split()[:3] == ["copy", "at", "4L"] and at_4l.split()[4] == expected
+    assert at_l.split()[-1] == "-"  # not trained
+    with pytest.raises(KeyError, match="RANGES"):
+        comparison_table(["none"], {}, {"copy": runs}, lengths=("3L",))
+    with pytest.raises(ValueError, match="empty"):
+        comparison_table([], {}, {})

@@ -34,10 +34,18 @@ $(INSTALLED): requirements.txt pyproject.toml
 $(NODE_MODULES): package-lock.json
 	npm ci --silent --no-audit --no-fund
 
+# MathJax 4's browser components (the package's top level, without its Node.js entry points) and its
+# default font, mathjax-newcm (a package of its own, which MathJax would otherwise fetch from a CDN):
+# only its CHTML part, under the path _config.yml gives MathJax for fonts ([mathjax]/fonts).
 $(MATHJAX): $(NODE_MODULES)
 	rm -rf book/_static/mathjax
-	mkdir -p book/_static
-	cp -r node_modules/mathjax/es5 book/_static/mathjax
+	mkdir -p book/_static/mathjax/fonts/mathjax-newcm-font
+	cp -r node_modules/mathjax/LICENSE node_modules/mathjax/*.js node_modules/mathjax/a11y node_modules/mathjax/adaptors \
+		node_modules/mathjax/input node_modules/mathjax/output node_modules/mathjax/sre node_modules/mathjax/ui \
+		book/_static/mathjax/
+	rm -f book/_static/mathjax/node-main*
+	cp -r node_modules/@mathjax/mathjax-newcm-font/chtml node_modules/@mathjax/mathjax-newcm-font/chtml.js \
+		node_modules/@mathjax/mathjax-newcm-font/package.json book/_static/mathjax/fonts/mathjax-newcm-font/
 
 $(VEGA): $(NODE_MODULES)
 	rm -rf book/_static/vega

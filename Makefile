@@ -121,8 +121,17 @@ linkcheck: $(INSTALLED) $(MATHJAX) $(VEGA)
 bench: $(INSTALLED) $(MATHJAX) $(VEGA)
 	$(BIN)/python benchmarks/run.py
 
-# Open the chapters in JupyterLab, which renders their MyST with jupyterlab-myst (requirements.txt).
-lab: $(INSTALLED)
+# Open the chapters in JupyterLab, which renders their MyST with jupyterlab-myst (requirements.txt), with
+# the book's JupyterLab settings (tools/jupyterlab/overrides.json, installed as the environment's defaults):
+# every cell rendered when the notebook opens. In JupyterLab's default windowed mode a markdown cell is
+# rendered when it first comes on screen, and a reader who scrolls in the first seconds sees raw MyST.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(LAB_SETTINGS): tools/jupyterlab/overrides.json $(INSTALLED)
+	mkdir -p $(dir $@)
+	cp $< $@
+
+lab: $(INSTALLED) $(LAB_SETTINGS)
 	$(BIN)/jupyter lab notebooks
 
 # Re-execute every chapter in place after changing what it calls (outputs are committed).

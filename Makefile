@@ -85,13 +85,16 @@ test: $(INSTALLED)
 unit-tests: $(INSTALLED) $(NODE_MODULES)
 	$(BIN)/python -m pytest --ignore=tests/site
 
-# Each chapter twice: on this machine's CPU with every core busy (load changes timing, never a
-# value, so this one run is both the native and the loaded check), then on the emulated plainer CPU.
-# `make nbval` alone is the plain native run.
-notebook-tests: nbval-loaded nbval-emulated
+# Each chapter twice, both runs side by side: on this machine's CPU and on the emulated plainer CPU.
+# Each run keeps the cores busy while the other runs (load changes timing, never a value), so the
+# native run is also the loaded check, with no core spent on a busy loop (`make nbval-loaded` is that
+# check alone). The native run records each figure's smallest text for the legibility tests
+# (tools/figure_text.py, _build/figure-text.json).
+notebook-tests: $(INSTALLED)
+	$(MAKE) -j2 --output-sync=target nbval nbval-emulated
 
 nbval: $(INSTALLED)
-	$(NBVAL)
+	$(BIN)/python tools/figure_text.py record -- $(NBVAL)
 
 # OpenBLAS's Sandybridge kernels, torch's scalar kernels, one thread, no AVX-512 in numpy.
 nbval-emulated: $(INSTALLED)
@@ -101,8 +104,10 @@ nbval-emulated: $(INSTALLED)
 nbval-loaded: $(INSTALLED)
 	$(BIN)/python tools/cpu_conditions.py loaded -- $(NBVAL)
 
+# Two test files at a time (pytest-xdist, one worker per core, each file's tests in one worker, which
+# shares its browser and pages among them).
 browser-tests: book pdf $(CHROMIUM)
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/site
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n auto --dist loadfile tests/site
 
 colab-tests: $(INSTALLED)
 	$(BIN)/python tools/simulate_colab.py

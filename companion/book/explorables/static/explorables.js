@@ -108,6 +108,8 @@
     const copy = JSON.parse(JSON.stringify(spec));
     const config = copy.config || (copy.config = {});
     config.legend = { ...(config.legend || {}), orient: "bottom", direction: "horizontal" };
+    // Labels that no longer fit side by side (24 key positions under a narrower map) are thinned out.
+    config.axis = { ...(config.axis || {}), labelOverlap: "parity" };
     fit(copy, room, config);
     return copy;
   }

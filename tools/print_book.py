@@ -143,10 +143,10 @@ FIT_TO_COLUMN = """() => {
     // An inline formula wider than its paragraph cannot wrap either. MathJax lets the browser break an
     // inline formula at an operator: each line's piece of it (a client rectangle) must fit.
     for (const formula of document.querySelectorAll('main mjx-container:not([display="true"])')) {
-        const column = formula.closest('p, li, dd, td') || formula.parentElement;
+        const column = formula.closest('p, li, dd, td, th, h1, h2, h3, h4, h5, h6, figcaption, div');
         const width = Math.max(...[...formula.getClientRects()].map(piece => piece.width), 0);
-        const available = column.clientWidth;
-        if (width > available) {
+        const available = column ? column.clientWidth : 0;
+        if (available > 0 && width > available) {
             scaled.push(describe(formula));
             formula.style.fontSize = `${parseFloat(getComputedStyle(formula).fontSize) * available / width * 0.97}px`;
         }

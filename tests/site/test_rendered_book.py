@@ -255,14 +255,15 @@ def test_launch_buttons_and_colab_link_point_to_the_configured_repository(visits
 
 
 def test_the_checks_of_what_a_reader_sees_can_fail(browser, base_url):
-    """A page given a formula too wide to break, an nbval marker, a check cell and a wide image: each is found."""
+    """A page given a formula too wide to break (one word of text), an nbval marker, a check cell, a cell above
+    the title and a wide image: each is found."""
     page_path = CHAPTERS[0]
     context = browser.new_context(viewport={"width": 390, "height": 900})
     context.add_init_script("""document.addEventListener('DOMContentLoaded', () => {
         const title = document.querySelector('main h1');
         title.insertAdjacentHTML('beforebegin', '<div class="cell"><div class="cell_input"><pre># setup</pre></div></div>');
         title.insertAdjacentHTML('afterend',
-            '<div class="math notranslate nohighlight">\\\\[' + 'x_{1234567890}'.repeat(40) + '\\\\]</div>'
+            '<div class="math notranslate nohighlight">\\\\[\\\\text{' + 'x'.repeat(300) + '}\\\\]</div>'
             + '<div class="cell"><div class="cell_input"><pre>assert x == 1\\nassert y == 2</pre></div></div>'
             + '<p># NBVAL_IGNORE_OUTPUT</p><img alt="wide" src="data:," style="width: 900px; height: 2px">');
     });""")

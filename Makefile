@@ -34,10 +34,18 @@ $(INSTALLED): requirements.txt pyproject.toml
 $(NODE_MODULES): package-lock.json
 	npm ci --silent --no-audit --no-fund
 
+# MathJax 4's browser components (the package's top level, without its Node.js entry points) and its
+# default font, mathjax-newcm (a package of its own, which MathJax would otherwise fetch from a CDN):
+# only its CHTML part, under the path _config.yml gives MathJax for fonts ([mathjax]/fonts).
 $(MATHJAX): $(NODE_MODULES)
 	rm -rf book/_static/mathjax
-	mkdir -p book/_static
-	cp -r node_modules/mathjax/es5 book/_static/mathjax
+	mkdir -p book/_static/mathjax/fonts/mathjax-newcm-font
+	cp -r node_modules/mathjax/LICENSE node_modules/mathjax/*.js node_modules/mathjax/a11y node_modules/mathjax/adaptors \
+		node_modules/mathjax/input node_modules/mathjax/output node_modules/mathjax/sre node_modules/mathjax/ui \
+		book/_static/mathjax/
+	rm -f book/_static/mathjax/node-main*
+	cp -r node_modules/@mathjax/mathjax-newcm-font/chtml node_modules/@mathjax/mathjax-newcm-font/chtml.js \
+		node_modules/@mathjax/mathjax-newcm-font/package.json book/_static/mathjax/fonts/mathjax-newcm-font/
 
 $(VEGA): $(NODE_MODULES)
 	rm -rf book/_static/vega
@@ -77,13 +85,16 @@ test: $(INSTALLED)
 unit-tests: $(INSTALLED) $(NODE_MODULES)
 	$(BIN)/python -m pytest --ignore=tests/site
 
-# Each chapter twice: on this machine's CPU with every core busy (load changes timing, never a
-# value, so this one run is both the native and the loaded check), then on the emulated plainer CPU.
-# `make nbval` alone is the plain native run.
-notebook-tests: nbval-loaded nbval-emulated
+# Each chapter twice, both runs side by side: on this machine's CPU and on the emulated plainer CPU.
+# Each run keeps the cores busy while the other runs (load changes timing, never a value), so the
+# native run is also the loaded check, with no core spent on a busy loop (`make nbval-loaded` is that
+# check alone). The native run records each figure's smallest text for the legibility tests
+# (tools/figure_text.py, _build/figure-text.json).
+notebook-tests: $(INSTALLED)
+	$(MAKE) -j2 --output-sync=target nbval nbval-emulated
 
 nbval: $(INSTALLED)
-	$(NBVAL)
+	$(BIN)/python tools/figure_text.py record -- $(NBVAL)
 
 # OpenBLAS's Sandybridge kernels, torch's scalar kernels, one thread, no AVX-512 in numpy.
 nbval-emulated: $(INSTALLED)
@@ -93,8 +104,10 @@ nbval-emulated: $(INSTALLED)
 nbval-loaded: $(INSTALLED)
 	$(BIN)/python tools/cpu_conditions.py loaded -- $(NBVAL)
 
+# Two test files at a time (pytest-xdist, one worker per core, each file's tests in one worker, which
+# shares its browser and pages among them).
 browser-tests: book pdf $(CHROMIUM)
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/site
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n auto --dist loadfile tests/site
 
 colab-tests: $(INSTALLED)
 	$(BIN)/python tools/simulate_colab.py
@@ -113,8 +126,17 @@ linkcheck: $(INSTALLED) $(MATHJAX) $(VEGA)
 bench: $(INSTALLED) $(MATHJAX) $(VEGA)
 	$(BIN)/python benchmarks/run.py
 
-# Open the chapters in JupyterLab, which renders their MyST with jupyterlab-myst (requirements.txt).
-lab: $(INSTALLED)
+# Open the chapters in JupyterLab, which renders their MyST with jupyterlab-myst (requirements.txt), with
+# the book's JupyterLab settings (tools/jupyterlab/overrides.json, installed as the environment's defaults):
+# every cell rendered when the notebook opens. In JupyterLab's default windowed mode a markdown cell is
+# rendered when it first comes on screen, and a reader who scrolls in the first seconds sees raw MyST.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(LAB_SETTINGS): tools/jupyterlab/overrides.json $(INSTALLED)
+	mkdir -p $(dir $@)
+	cp $< $@
+
+lab: $(INSTALLED) $(LAB_SETTINGS)
 	$(BIN)/jupyter lab notebooks
 
 # Re-execute every chapter in place after changing what it calls (outputs are committed).

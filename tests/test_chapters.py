@@ -17,6 +17,7 @@ import json
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).parent.parent
@@ -185,3 +186,15 @@ def test_check_cells_and_the_setup_cell_are_left_out_of_the_pages_and_folded(pat
         if index == 0 or is_check:
             assert "remove-cell" in cell["metadata"].get("tags", []), text[:200]
             assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True, text[:200]
+
+
+# Issue 26: in JupyterLab a gated solution's code stays folded until the reader opens it. jupyterlab-myst
+# folds only the markdown between solution-start and solution-end; JupyterLab folds a code cell whose
+# metadata says so (`python tools/fold_solutions.py` sets it on every such cell).
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_code_of_a_gated_solution_starts_folded_in_jupyterlab(path):
+    from fold_solutions import folded, solution_code_cells
+
+    notebook = nbformat.read(path, as_version=4)
+    unfolded = [index for index in solution_code_cells(notebook) if not folded(notebook.cells[index])]
+    assert unfolded == [], f"run `python tools/fold_solutions.py {path.relative_to(ROOT)}`: cells {unfolded}"

@@ -8,7 +8,9 @@ The page is opened in headless Chromium (tools/headless_chromium.py) in light mo
 until MathJax has typeset every formula and every image has loaded, and stops with a message if a
 formula failed or an image is missing. A title page and a table of contents (chapters and their
 sections, with page numbers and links) are put in front; the PDF also carries the same outline as
-bookmarks. Page numbers come from a first printing: Chromium writes every link target of the page
+bookmarks. Every page but the title page carries its number (CSS page margin boxes). The API
+reference is condensed to a summary (each module's first paragraph, each entry's signature and first
+line); the full reference is the HTML book's. Page numbers come from a first printing: Chromium writes every link target of the page
 as a named destination, whose page pypdf reads; the second printing, paginated as the first (the
 numbers take the place of placeholders as wide), shows them. Each printing loads the page afresh.
 Works offline.
@@ -23,6 +25,7 @@ import yaml
 from pypdf import PdfReader
 from playwright.sync_api import sync_playwright
 
+from book_links import pages_url
 from headless_chromium import MATHJAX_DONE, launch, serve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,8 +112,10 @@ FRONT_MATTER = """({title, author}) => {
     return [...list.querySelectorAll('a')].map(link => link.getAttribute('href').slice(1));
 }"""
 
-# A formula or a table wider than the printed column is set smaller until it fits (MathJax 3 does
-# not break lines): on screen it scrolls, on paper it would be cut off.
+# A formula or a table wider than the printed column is set smaller until it fits: on screen a table
+# scrolls, on paper it would be cut off. MathJax breaks display formulas into lines at the printed
+# column's width (the page is laid out at that width before it is typeset), so a formula is set smaller
+# only where it has no place to break.
 FIT_TO_COLUMN = """() => {
     const scaled = [];
     const describe = formula => {
@@ -135,11 +140,13 @@ FIT_TO_COLUMN = """() => {
             formula.style.fontSize = `${size * formula.clientWidth / formula.scrollWidth * 0.97}px`;
         }
     }
-    // An inline formula wider than its paragraph cannot wrap either.
+    // An inline formula wider than its paragraph cannot wrap either. MathJax lets the browser break an
+    // inline formula at an operator: each line's piece of it (a client rectangle) must fit.
     for (const formula of document.querySelectorAll('main mjx-container:not([display="true"])')) {
-        const column = formula.closest('p, li, dd, td') || formula.parentElement;
-        const width = formula.getBoundingClientRect().width, available = column.clientWidth;
-        if (width > available) {
+        const column = formula.closest('p, li, dd, td, th, h1, h2, h3, h4, h5, h6, figcaption, div');
+        const width = Math.max(...[...formula.getClientRects()].map(piece => piece.width), 0);
+        const available = column ? column.clientWidth : 0;
+        if (available > 0 && width > available) {
             scaled.push(describe(formula));
             formula.style.fontSize = `${parseFloat(getComputedStyle(formula).fontSize) * available / width * 0.97}px`;
         }
@@ -154,6 +161,47 @@ FIT_TO_COLUMN = """() => {
     return {scaled, overflowing};
 }"""
 
+# The API reference, condensed for paper: each module's first paragraph and each documented name's
+# signature and first paragraph; a note under its title says where the rest is (the HTML book).
+CONDENSE_REFERENCE = """({name, url}) => {
+    const marker = document.getElementById(`document-${name}`);
+    let section = marker && marker.nextElementSibling;
+    while (section && !section.matches('section')) section = section.nextElementSibling;
+    if (!section) return 0;
+    section.classList.add('pdf-reference-summary');
+    const note = document.createElement('p');
+    note.className = 'pdf-reference-note';
+    note.append('On paper, each entry gives its signature and what it does; its parameters, what it returns, '
+                + "the errors it raises and its examples are in the book's HTML reference, ");
+    const link = document.createElement('a');
+    link.href = url;
+    link.textContent = url;
+    note.append(link, '.');
+    section.querySelector('h1, h2').after(note);
+    let hidden = 0;
+    const hide = element => { element.classList.add('pdf-left-out'); hidden++; };
+    // A documented name: its signature (dt) stays, and the first paragraph of its description.
+    for (const entry of section.querySelectorAll('dl.py > dd')) {
+        let kept = false;
+        for (const child of entry.children) {
+            if (!kept && child.matches('p')) kept = true;
+            else if (!child.matches('dl.py')) hide(child);
+        }
+    }
+    // A module's docstring: its first paragraph (which carries the module's id) stays.
+    for (const first of section.querySelectorAll('[id^="module-"]')) {
+        for (let next = first.nextElementSibling; next && !next.matches('dl.py, [id^="module-"], section');
+             next = next.nextElementSibling) hide(next);
+    }
+    return hidden;
+}"""
+
+# The page box of the PDF: its number at the foot of every page but the first (the title page).
+PAGE_STYLE = """
+@page { @bottom-center { content: counter(page); font-family: sans-serif; font-size: 9px; color: #555; } }
+@page :first { @bottom-center { content: none; } }
+"""
+
 # A4 with 16 mm side margins: the printed column is 178 mm, in CSS pixels (96 per inch).
 PAPER = {"format": "A4", "margin": {"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"}}
 COLUMN_PX = round((210 - 2 * 16) / 25.4 * 96)
@@ -164,14 +212,19 @@ SET_PAGE_NUMBERS = """(pages) => {
     for (const page of document.querySelectorAll('.pdf-contents-page')) page.textContent = pages[page.dataset.anchor];
 }"""
 
-FOOTER = ('<div style="width: 100%; font-size: 9px; color: #555; text-align: center;">'
-          '<span class="pageNumber"></span></div>')
+#: The document of _toc.yml that the PDF condenses (the API reference).
+REFERENCE = "book/api"
 
 
 def book_metadata():
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
     return config["title"], config["author"], root
+
+
+def reference_url() -> str:
+    """The API reference in the published HTML book."""
+    return f"{pages_url()}{REFERENCE}.html"
 
 
 def open_book(browser, base_url, root):
@@ -203,8 +256,12 @@ def open_book(browser, base_url, root):
 def prepare_for_print(page, report=True):
     """Lay the page out for paper, once: a second 'beforeprint' would toggle the solutions back."""
     # Chromium prints here without the page's print events; sent by hand, they let the extensions
-    # prepare as for a reader's printing (sphinx-togglebutton opens the exercises' solutions).
+    # prepare as for a reader's printing (sphinx-togglebutton opens the exercises' solutions; the
+    # explorable figures' captions describe their stand-ins).
     page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    page.add_style_tag(content=PAGE_STYLE)
+    if not page.evaluate(CONDENSE_REFERENCE, {"name": REFERENCE, "url": reference_url()}):
+        raise SystemExit(f"not printed: the reference {REFERENCE} was not found on the single page")
     fitted = page.evaluate(FIT_TO_COLUMN)
     if fitted["scaled"] and report:
         print(f"{len(fitted['scaled'])} formulas and tables wider than the printed column, set smaller to fit: "
@@ -215,8 +272,7 @@ def prepare_for_print(page, report=True):
 
 
 def print_pdf(page, out):
-    page.pdf(path=str(out), print_background=True, outline=True, tagged=True, display_header_footer=True,
-             header_template="<span></span>", footer_template=FOOTER, **PAPER)
+    page.pdf(path=str(out), print_background=True, outline=True, tagged=True, **PAPER)
 
 
 def destination_pages(pdf, ids):

@@ -12,8 +12,10 @@ committed notebook printed (cells tagged nbval-ignore-output or nbval-skip excep
 nbval), and leave Colab's numpy and torch in place; what it installed is removed before the next
 chapter. Finally a chapter run without the companion must stop with a message and no traceback.
 
-The environment is built once in _build/colab-env (about 3 GB, mostly torch's CUDA build) and
-reused while its package list is unchanged and nothing else is installed in it; `--prepare` only
+The environment (about 3 GB, mostly torch's CUDA build) is built once per machine, outside the
+clone, as pip keeps its cache: in ~/.cache/positional-encoding-book/colab-env (under $XDG_CACHE_HOME
+if set, or in $COLAB_ENV_DIR), so that a fresh clone (CI) does not install it again; it is reused
+while its package list and interpreter are unchanged and nothing else is installed in it; `--prepare` only
 builds it, so that `make test` can build it in the background while the other tests run (a lock
 makes the chapters wait for it). The chapters run in parallel, one per core, each worker in its own
 hard-linked copy of the environment.
@@ -47,8 +49,10 @@ PREINSTALLED = ROOT / "tools" / "colab-preinstalled.txt"
 KEPT_PACKAGES = ("numpy", "torch")
 # The runner's own notebook machinery (nbclient drives the kernel; Colab has its own front end).
 RUNNER_PACKAGES = ("nbclient==0.10.2", "nbformat==5.10.4")
-ENVIRONMENT = ROOT / "_build" / "colab-env"
-LOCK = ROOT / "_build" / "colab-env.lock"
+CACHE = Path(os.environ.get("COLAB_ENV_DIR")
+             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "positional-encoding-book")
+ENVIRONMENT = CACHE / "colab-env"
+LOCK = CACHE / "colab-env.lock"
 
 RUNNER = """
 import sys, nbformat

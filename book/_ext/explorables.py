@@ -4,8 +4,11 @@ A chapter's explorable figure is one notebook output holding a Vega-Lite specifi
 (``application/vnd.vegalite.v5+json``, marked by ``usermeta.explorable``) and a PNG stand-in. In the
 HTML and single-page builds (the latter printed to the PDF by ``make pdf``) the page gets:
 
-- the stand-in, with the cell's alt text (or the figure's own description), and the specification
-  as a JSON script element, side by side in a ``<div class="pe-explorable">``;
+- the stand-in, with the cell's alt text (or the figure's own description), the specification as a
+  JSON script element and the stand-in's printed caption (what the still picture shows,
+  :func:`~companion.book.explorables.captions.stand_in_caption`), side by side in a
+  ``<div class="pe-explorable">``; before printing, ``explorables.js`` puts that caption in place of
+  the figure's caption text, which speaks of controls paper does not have;
 - on the pages that have such a figure only: Vega, Vega-Lite and vega-embed from ``_static/vega``
   (copied from npm by ``make book``; no request leaves the site) and ``explorables.js``, which draws
   each chart and then hides its stand-in; ``explorables.css`` puts the figure on a light card in
@@ -26,6 +29,9 @@ from docutils import nodes
 from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from html import escape
+
+from companion.book.explorables.captions import stand_in_caption
 from companion.book.explorables.figure import SCRIPT, VEGALITE_MIME, spec_script
 
 #: The browser builds, in the order they must run, under a directory of html_static_path.
@@ -52,6 +58,8 @@ class ExplorableRenderer:
             return None
         container = nodes.container(classes=[CLASS])
         container += nodes.raw("", spec_script(spec), format="html")
+        container += nodes.raw("", f'<p class="pe-explorable-print-caption" hidden>{escape(stand_in_caption(spec))}</p>',
+                               format="html")
         return [container]
 
 
@@ -83,7 +91,7 @@ class AddStandIn(SphinxPostTransform):
 def _description(figure) -> str:
     import json
 
-    raw = next(figure.findall(nodes.raw)).astext()
+    raw = next(node for node in figure.findall(nodes.raw) if "pe-explorable-spec" in node.astext()).astext()
     return json.loads(raw[raw.index(">") + 1 : raw.rindex("</script>")].replace("<\\/", "</"))["description"]
 
 

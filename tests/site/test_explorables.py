@@ -8,8 +8,10 @@ values they were drawn from equal the companion's for the new state. The values 
 scenegraph: each drawn item and the datum it was drawn from. The table's cells are computed in the
 page by a formula; it is checked against the companion for every combination its controls offer.
 
-Each chapter page is opened once per colour mode and shared by the tests (a chapter costs a second or
-two to load); a test that moves a figure first puts it back in the state the chapter shows.
+Each chapter page is opened once per colour mode and reading width and shared by the tests (a chapter
+costs a second or two to load); a test that moves a figure first puts it back in the state the chapter
+shows. The figures are moved and checked on a desktop (1280 px) and on a phone (390 px), where each is
+drawn narrower, its panels stacked (explorables.js): there too it must fit the screen.
 """
 
 from __future__ import annotations
@@ -114,29 +116,37 @@ RESET = """async figure => {
 }"""
 
 
+#: The reading widths, in CSS pixels: a desktop's window, a phone's screen.
+DESKTOP, PHONE = 1280, 390
+
+
 class Chapters:
-    """The book's pages that hold the figures, each opened once per colour mode and shared by the tests.
+    """The book's pages that hold the figures, each opened once per colour mode and width and shared by the tests.
 
     Every opened page records what went wrong on it (a console error, an uncaught exception, a
     request to another host); `problems(figure, mode)` reads that record.
     """
 
-    def __init__(self, reader, base_url, pages):
+    def __init__(self, reader, browser, base_url, pages):
         self.reader, self.base_url, self.pages = reader, base_url, pages
+        self.phone = browser.new_context(viewport={"width": PHONE, "height": 800}, color_scheme="light")
+        self.phone.add_init_script("localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');")
         self.opened = {}
 
     def url(self, figure):
         return f"{self.base_url}/{self.pages[figure]}"
 
-    def page(self, figure, mode="light"):
-        """The page that holds `figure`, in colour mode `mode`, with every figure drawn.
+    def page(self, figure, mode="light", width=DESKTOP):
+        """The page that holds `figure`, in colour mode `mode` (a phone's pages are light) at `width`, with
+        every figure drawn.
 
         The first call in a mode opens every page that holds a figure, loading them side by side (each
         load ends with half a second without network requests)."""
-        if (self.pages[figure], mode) not in self.opened:
+        key = mode if width == DESKTOP else f"{mode}-{width}"
+        if (self.pages[figure], key) not in self.opened:
             loading = []
             for path in sorted(set(self.pages.values())):
-                page = self.reader(mode).new_page()
+                page = (self.reader(mode) if width == DESKTOP else self.phone).new_page()
                 problems = []
                 page.on("console", lambda message, problems=problems: message.type == "error"
                         and problems.append(f"console: {message.text}"))
@@ -146,18 +156,20 @@ class Chapters:
                         and problems.append(f"request to another host: {request.url}"))
                 page.goto(f"{self.base_url}/{path}", wait_until="commit")
                 loading.append(page)
-                self.opened[(path, mode)] = page, problems
+                self.opened[(path, key)] = page, problems
             for page in loading:
                 page.wait_for_load_state("networkidle")
                 page.evaluate("window.peExplorables.embedAll().then(() => true)")
-        return self.opened[(self.pages[figure], mode)][0]
+        return self.opened[(self.pages[figure], key)][0]
 
-    def problems(self, figure, mode="light"):
-        return self.opened[(self.pages[figure], mode)][1]
+    def problems(self, figure, mode="light", width=DESKTOP):
+        key = mode if width == DESKTOP else f"{mode}-{width}"
+        return self.opened[(self.pages[figure], key)][1]
 
     def close(self):
         for page, _ in self.opened.values():
             page.close()
+        self.phone.close()
 
 
 @pytest.fixture(scope="module")
@@ -169,27 +181,38 @@ def figure_pages(site):
 
 
 @pytest.fixture(scope="module")
-def chapters(reader, base_url, figure_pages):
-    opened = Chapters(reader, base_url, figure_pages)
+def chapters(reader, browser, base_url, figure_pages):
+    opened = Chapters(reader, browser, base_url, figure_pages)
     yield opened
     opened.close()
 
 
-@pytest.fixture
-def light(chapters):
-    """`light(figure)`: the page holding `figure` in light mode, the figure back in the chapter's state;
-    at the end of the test, nothing went wrong on any page the test used."""
+def _shown(chapters, width):
     used = []
 
     def page_of(figure):
-        page = chapters.page(figure)
+        page = chapters.page(figure, width=width)
         page.bring_to_front()  # the reader's tab: keyboard focus, painting
         page.evaluate(RESET, figure)
         used.append(figure)
         return page
 
     yield page_of
-    assert {figure: chapters.problems(figure) for figure in used} == {figure: [] for figure in used}
+    problems = {figure: chapters.problems(figure, width=width) for figure in used}
+    assert problems == {figure: [] for figure in used}
+
+
+@pytest.fixture
+def light(chapters):
+    """`light(figure)`: the page holding `figure` in light mode on a desktop, the figure back in the chapter's
+    state; at the end of the test, nothing went wrong on any page the test used."""
+    yield from _shown(chapters, DESKTOP)
+
+
+@pytest.fixture(params=[DESKTOP, PHONE], ids=["desktop", "phone"])
+def shown(chapters, request):
+    """As `light`, on a desktop and on a phone: the figures are moved and checked at both widths."""
+    yield from _shown(chapters, request.param)
 
 
 def marks(page, figure, name):
@@ -229,10 +252,10 @@ def test_each_figure_is_in_the_book_once(figure_pages):
     assert all(page.startswith("notebooks/") for page in figure_pages.values()), figure_pages
 
 
-def test_every_figure_is_drawn_with_its_labelled_controls(light):
+def test_every_figure_is_drawn_with_its_labelled_controls(shown):
     figures = {}
     for name in NAMES:
-        figures[name] = light(name).evaluate("""name => {
+        figures[name] = shown(name).evaluate("""name => {
             const container = document.querySelector(`.pe-explorable[data-explorable="${name}"]`);
             return {live: container.classList.contains('pe-explorable-is-live'),
                 standInShown: getComputedStyle(container.querySelector('.pe-explorable-stand-in')).display !== 'none',
@@ -251,8 +274,8 @@ def test_every_figure_is_drawn_with_its_labelled_controls(light):
         assert figure["label"] and all(control["named"] for control in figure["controls"]), figure
 
 
-def test_clocks_turn_with_the_position(light):
-    page = light("clocks")
+def test_clocks_turn_with_the_position(shown):
+    page = shown("clocks")
     start = signal(page, "clocks", "p")
     before = marks(page, "clocks", "hand_0")
     press(page, "clocks", "position p", "ArrowRight", times=5)
@@ -280,8 +303,8 @@ def params(page, figure):
     return {param["name"]: param for param in page.evaluate(PARAMS, figure)}
 
 
-def test_the_table_follows_d_model_and_base(light):
-    page = light("table")
+def test_the_table_follows_d_model_and_base(shown):
+    page = shown("table")
     before = page.evaluate(FIELDS, ["table", "image", ["position"]])
     # The narrower width: fewer cells to redraw (the formula is checked for every width below).
     narrower, smaller_base = next_option(page, "table", "d_model", -1), next_option(page, "table", "base", -1)
@@ -331,8 +354,8 @@ def test_the_tables_formula_matches_the_companion_for_every_choice(light):
         page.evaluate(UNPAINTED_END, "table")
 
 
-def test_similarity_follows_the_base(light):
-    page = light("similarity")
+def test_similarity_follows_the_base(shown):
+    page = shown("similarity")
     before = marks(page, "similarity", "trend")
     larger_base = next_option(page, "similarity", "base")
     press(page, "similarity", "base", "ArrowDown")
@@ -351,8 +374,8 @@ def test_similarity_follows_the_base(light):
     assert crossings == {"half": curves["half"], "zero": curves["zero"]}
 
 
-def test_the_rotation_lands_on_the_shifted_encoding(light):
-    page = light("rotation")
+def test_the_rotation_lands_on_the_shifted_encoding(shown):
+    page = shown("rotation")
     start = signal(page, "rotation", "k")
     before = marks(page, "rotation", "rotated_0")
     press(page, "rotation", "offset k", "ArrowRight", times=3)
@@ -373,8 +396,8 @@ def test_the_rotation_lands_on_the_shifted_encoding(light):
     assert (before[0]["_x"], before[0]["_y"]) != (moved["_x"], moved["_y"])  # pair 0's point was redrawn elsewhere
 
 
-def test_the_head_looks_back_by_the_chosen_offset(light):
-    page = light("look_back")
+def test_the_head_looks_back_by_the_chosen_offset(shown):
+    page = shown("look_back")
     start = signal(page, "look_back", "k")
     before = {(cell["query"], cell["key"]): cell["_fill"] for cell in marks(page, "look_back", "attention")}
     press(page, "look_back", "offset k (how far back the head looks)", "ArrowRight")
@@ -417,6 +440,30 @@ def test_no_serious_or_critical_accessibility_violation(chapters, mode):
     assert sum(len(names) for names in by_page.values()) == len(NAMES)
     assert violations == {figures: [] for figures in violations}
     assert problems == {figures: [] for figures in problems}
+
+
+def test_on_a_phone_every_figure_fits_the_screen_and_its_controls_are_reachable(chapters):
+    """At 390 px each figure is drawn within the column (its panels stacked), no wider than the screen, with
+    nothing to scroll sideways, and each control lies within the screen."""
+    fitted = {}
+    for name in NAMES:
+        page = chapters.page(name, width=PHONE)
+        fitted[name] = page.evaluate("""name => {
+            const figure = document.querySelector(`.pe-explorable[data-explorable="${name}"]`);
+            const live = figure.querySelector('.pe-explorable-live');
+            const svg = live.querySelector('svg').getBoundingClientRect();
+            return {viewport: window.innerWidth, page: document.documentElement.scrollWidth,
+                    figure: figure.getBoundingClientRect().right, drawn: svg.right, left: svg.left,
+                    scrolls: live.scrollWidth > live.clientWidth + 1, narrowed: figure.dataset.narrowed,
+                    controls: [...figure.querySelectorAll('.vega-bind input, .vega-bind select')]
+                        .map(input => input.getBoundingClientRect().right)};
+        }""", name)
+    for name, figure in fitted.items():
+        assert figure["page"] <= PHONE and figure["figure"] <= PHONE and figure["left"] >= 0, (name, figure)
+        assert figure["drawn"] <= figure["figure"] + 1 and not figure["scrolls"], (name, figure)
+        assert figure["controls"] and max(figure["controls"]) <= PHONE, (name, figure)
+    assert all(figure["narrowed"] == "true" for figure in fitted.values()), fitted
+    assert all(chapters.problems(name, width=PHONE) == [] for name in NAMES)
 
 
 def test_in_dark_mode_each_figure_sits_on_a_light_card(chapters):

@@ -4,7 +4,8 @@ What the PDF must hold is taken from the HTML build of the same sources: every p
 by its title (numbered chapters with their numbers), every theorem-like block by its name, every
 bibliography entry, every figure (each explorable figure as its still stand-in, under its caption);
 and nothing a reader should not see: raw TeX or MathJax's
-error messages.
+error messages, nbval's markers or a check cell. The API reference is condensed to a summary (at most
+15% of the pages); the title page credits the authors of _config.yml and carries no page number.
 """
 
 import json
@@ -21,6 +22,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from .conftest import PDF, ROOT, SITE, book_pages, explorable_figures
+from .legibility import PRINT_MINIMUM_PT, alike, book_figures, fingerprint, printed_images
 
 PAGES = book_pages()
 # What MathJax left untypeset would show as TeX; what it failed on, as one of its messages.
@@ -84,6 +86,10 @@ def extracted(pdf) -> tuple[str, str, Counter, list[str]]:
 @pytest.fixture(scope="session")
 def text(extracted) -> str:
     return extracted[0]
+
+
+def config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
 
 
 def test_page_count_is_sane(pdf):
@@ -168,9 +174,10 @@ def test_every_figure_is_there(pdf):
     assert figures and len(printed) >= len(figures)
 
 
-def stand_ins() -> dict[str, tuple[str, tuple[int, int]]]:
-    """Each explorable figure of the HTML book: its caption as printed ("Fig. 2.5 The clocks ...") and its
-    stand-in's size in pixels (the still image print and readers without JavaScript see)."""
+def stand_ins() -> dict[str, tuple[str, str, tuple[int, int]]]:
+    """Each explorable figure of the HTML book: its caption as printed ("Fig. 2.5 The 8 pairs of PE(10) ..."),
+    its caption on screen, and its stand-in's size in pixels (the still image print and readers without
+    JavaScript see)."""
     found = {}
     for name, pages in explorable_figures(SITE).items():
         for path in pages:
@@ -181,19 +188,24 @@ def stand_ins() -> dict[str, tuple[str, tuple[int, int]]]:
                 for link in figure.select("figcaption .headerlink"):
                     link.decompose()
                 image = figure.select_one("img.pe-explorable-stand-in")
+                number = normalized(figure.select_one("figcaption .caption-number").get_text(" "))
+                printed = normalized(figure.select_one(".pe-explorable-print-caption").get_text(" "))
                 with Image.open((SITE / path).parent / image["src"]) as still:
-                    found[name] = normalized(figure.figcaption.get_text(" ")), still.size
+                    found[name] = (f"{number} {printed}", normalized(figure.figcaption.get_text(" ")), still.size)
     return found
 
 
 def test_every_explorable_figure_is_printed_as_its_stand_in(pdf, extracted):
-    """Paper shows each explorable figure's stand-in: on the page of its caption (or the one before, the
-    caption having run onto the next page), an image of the stand-in's own size in pixels."""
+    """Paper shows each explorable figure's stand-in, under a caption that describes the still picture (not
+    the screen's, which speaks of controls): on the page of its caption (or the one before, the caption
+    having run onto the next page), an image of the stand-in's own size in pixels."""
     figures = stand_ins()
     assert sorted(figures) == ["clocks", "look_back", "rotation", "similarity", "table"]
     page_texts = extracted[3]
     missing = {}
-    for name, (caption, size) in figures.items():
+    for name, (caption, on_screen, size) in figures.items():
+        assert caption[:60] != on_screen[:60]
+        assert not any(on_screen[:60] in page for page in page_texts), (name, on_screen)
         where = [index for index, page in enumerate(page_texts) if caption[:60] in page]
         assert len(where) == 1, (name, caption, where)
         drawn = set()
@@ -209,3 +221,74 @@ def test_every_explorable_figure_is_printed_as_its_stand_in(pdf, extracted):
 def test_the_first_page_of_the_site_links_the_pdf():
     links = [link["href"] for link in html(PAGES[0]).select("main a[href]")]
     assert "../book.pdf" in links and (SITE / "book.pdf").read_bytes() == PDF.read_bytes()
+
+
+def test_the_title_page_credits_the_authors_and_carries_no_number(pdf):
+    """Page 1 holds the title and the author line of _config.yml and nothing else (no page number); the
+    pages after it are numbered at their foot."""
+    title_page = normalized(pdf.pages[0].extract_text())
+    assert title_page == normalized(f"{config()['title']} {config()['author']}")
+    assert config()["author"] != "The authors of this book"
+    for number in (2, 3, len(pdf.pages) // 2, len(pdf.pages)):
+        printed = normalized(pdf.pages[number - 1].extract_text())  # the foot's number is read first
+        assert printed.startswith(f"{number} ") or printed.endswith(f" {number}"), (number, printed[:40])
+
+
+def test_the_api_reference_is_a_summary_of_at_most_15_percent_of_the_pages(pdf, text):
+    """Each entry's signature and first line; its parameters, returns and examples stay in the HTML book."""
+    contents = normalized(" ".join(pdf.pages[index].extract_text() for index in range(1, 6)))
+    starts = [int(re.search(re.escape(title(path)) + r" (\d+)", contents).group(1)) for path in PAGES]
+    api = PAGES.index("book/api.html")
+    pages = starts[api + 1] - starts[api]
+    assert pages <= 0.15 * len(pdf.pages), (pages, len(pdf.pages))
+    reference = html("book/api.html")
+    signatures = [normalized(name.get_text(" ")) for name in reference.select("dl.py > dt .sig-name")]
+    assert len(signatures) > 50 and [name for name in signatures if name not in text] == []
+    assert "book's HTML reference" in text
+    # A parameter list is left out: "Parameters" heads none of the API's pages.
+    reference_text = " ".join(normalized(pdf.pages[index].extract_text()) for index in range(starts[api] - 1,
+                                                                                              starts[api + 1] - 1))
+    assert "Parameters" not in reference_text and "Examples" not in reference_text
+
+
+def check_cells() -> list[str]:
+    """The first line of every check cell of the book's notebooks (left out of the pages: remove-cell)."""
+    found = []
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(notebook.read_text())["cells"]:
+            if cell["cell_type"] == "code" and "remove-cell" in cell["metadata"].get("tags", []):
+                lines = [line for line in "".join(cell["source"]).splitlines() if line.strip() and not line.startswith("#")]
+                if lines and lines[0].startswith("assert "):
+                    found.append(normalized(lines[0]))
+    return found
+
+
+def test_no_test_machinery_is_printed(text):
+    """No nbval marker and no check cell (a cell that only asserts, which the pages leave out)."""
+    assert "NBVAL" not in text
+    checks = check_cells()
+    assert len(checks) >= 10  # the check cells that start with an assertion (the others start with a comment)
+    assert [line for line in checks if len(line) > 30 and line in text] == []
+
+
+def test_every_figures_smallest_text_is_at_least_7_pt_on_paper(pdf):
+    """A figure's smallest text (measured while the chapters executed: tools/figure_text.py), at the width
+    the PDF prints the figure (read from the page's drawing operations), is at least 7 points."""
+    by_size = {}
+    for number, image, width in printed_images(pdf):
+        by_size.setdefault((int(image["/Width"]), int(image["/Height"])), []).append((number, image, width))
+    looks, small, missing = {}, {}, []
+    for figure in book_figures():
+        with Image.open(SITE / "_images" / figure.file) as png:
+            look = fingerprint(png)
+        printed = []
+        for number, image, width in by_size.get((figure.width, figure.height), []):
+            if id(image) not in looks:
+                looks[id(image)] = fingerprint(image.decode_as_image())
+            if alike(looks[id(image)], look):
+                printed.append((figure.points(width), number))
+        if not printed:
+            missing.append(figure.where)
+        elif min(printed)[0] < PRINT_MINIMUM_PT:
+            small[figure.where] = f"{min(printed)[0]:.1f} pt on page {min(printed)[1]} ({figure.smallest})"
+    assert missing == [] and small == {}

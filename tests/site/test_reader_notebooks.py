@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 from book_links import READER_NOTEBOOKS, pages_url, toc_notebooks
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -202,8 +203,15 @@ def math_to_mathjax(content, options):
     return f"\\[{escaped}\\]" if options.get("display_mode") else f"\\({escaped}\\)"
 
 
+def mathjax_config() -> str:
+    """The book's MathJax configuration (_config.yml: its font served with the book, line breaking), with
+    undefined macros made errors."""
+    book = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]["mathjax3_config"]
+    return json.dumps({**book, "tex": {"packages": {"[-]": ["noundefined"]}}})
+
+
 MATHJAX_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
-<script>window.MathJax = {tex: {packages: {'[-]': ['noundefined']}}};</script>
+<script>window.MathJax = """ + mathjax_config().replace("%", "%%") + """;</script>
 <script defer src="/_static/mathjax/tex-mml-chtml.js"></script></head><body>%s</body></html>"""
 
 

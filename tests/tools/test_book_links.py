@@ -85,3 +85,13 @@ def test_readme_badges_point_to_the_chapters_in_colab():
     readme = (ROOT / "README.md").read_text()
     badges = re.findall(r"\(https://colab\.research\.google\.com/github/[^)]*\)", readme)
     assert sorted(badges) == sorted(f"({colab_url(path.name)})" for path in NOTEBOOKS)
+
+
+def test_the_author_line_credits_people_and_names_the_configured_repository():
+    """The PDF's title page and every page's footer print `author`: no placeholder; a line that credits
+    the contributors names the repository of `repository.url`."""
+    author = yaml.safe_load((ROOT / "_config.yml").read_text())["author"]
+    assert author.strip() and author.strip().lower() not in {"the authors of this book", "the authors", "author"}
+    if author.startswith("The contributors to "):
+        url, _ = repository()
+        assert author == f"The contributors to {url.removeprefix('https://github.com/')}"

@@ -185,3 +185,40 @@ def test_check_cells_and_the_setup_cell_are_left_out_of_the_pages_and_folded(pat
         if index == 0 or is_check:
             assert "remove-cell" in cell["metadata"].get("tags", []), text[:200]
             assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True, text[:200]
+
+
+# Issue 24: a chapter opens with one line, "The question: ...", right after its title and before "In this
+# chapter", and its summary's first bullet answers it (sharing the question's words, as a check that can
+# fail). Chapters 1, 3 and 4 ask theirs; the other chapters join this list as they gain theirs.
+ASKING = [path for path in CHAPTERS if path.stem[:2] in {"01", "03", "04"}]
+QUESTION = re.compile(r"^\*\*The question:\*\* (.+?\?)$", re.MULTILINE | re.DOTALL)
+
+
+def words(text):
+    """The words of four letters or more, cut to their first five letters (adding, added: "addin", "added")."""
+    return {word[:5] for word in re.findall(r"[a-z]{4,}", text.lower())}
+
+
+@pytest.mark.parametrize("path", ASKING, ids=lambda path: path.stem)
+def test_the_chapter_asks_its_question_first_and_its_summary_answers_it(path):
+    opening = "\n".join(markdown(path)[:3])
+    question = QUESTION.search(opening)
+    assert question, "no '**The question:** ...?' paragraph in the opening cells"
+    title_end = opening.index("\n", opening.index("# "))
+    assert title_end < question.start() < opening.index("{admonition} In this chapter")
+    assert len(question.group(1).split()) <= 40  # one line's worth, not a paragraph
+    summary = next(text for text in markdown(path) if "## Summary" in text)
+    first_bullet = re.search(r"^- (.+?)(?=^- |\Z)", summary.split("## Summary", 1)[1], re.MULTILINE | re.DOTALL)
+    assert first_bullet, "the summary does not start with a bullet"
+    shared = words(question.group(1)) & words(first_bullet.group(1))
+    assert len(shared) >= 2, (question.group(1), first_bullet.group(1))
+
+
+# Issue 24's budgets for the chapters it rewrote for concision (the book's total and the others' follow it).
+CHAPTER_BUDGETS = {"01": 2_300, "03": 1_800, "04": 2_100}
+
+
+@pytest.mark.parametrize("path", [path for path in CHAPTERS if path.stem[:2] in CHAPTER_BUDGETS],
+                         ids=lambda path: path.stem)
+def test_the_rewritten_chapters_keep_their_budgets(path):
+    assert prose_words(path) <= CHAPTER_BUDGETS[path.stem[:2]]

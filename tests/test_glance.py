@@ -1,4 +1,4 @@
-"""The module that "The encoding at a glance" (book/glance.md) offers to copy is the companion's layer.
+"""The module that the reference card (book/reference.md) offers to copy is the companion's layer.
 
 The test reads the page's one ``python`` block that defines a module, runs it as a reader who pasted
 it would, and compares its output with :class:`companion.SinusoidalPositionalEncoding` with the same
@@ -17,21 +17,22 @@ torch = pytest.importorskip("torch")
 
 from companion import SinusoidalPositionalEncoding, sinusoidal_encoding  # noqa: E402
 
-GLANCE = Path(__file__).parent.parent / "book" / "glance.md"
+# The card beside "The encoding at a glance" (book/glance.md), which has no room for it on its one page.
+CARD = Path(__file__).parent.parent / "book" / "reference.md"
 WIDTHS_LENGTHS_OFFSETS = [(2, 1, 0), (8, 5, 0), (64, 33, 7), (128, 100, 1000), (512, 64, 0), (512, 16, 100_000)]
 
 
 def copyable_block() -> str:
-    blocks = re.findall(r"^```python\n(.*?)^```$", GLANCE.read_text(), re.MULTILINE | re.DOTALL)
+    blocks = re.findall(r"^```python\n(.*?)^```$", CARD.read_text(), re.MULTILINE | re.DOTALL)
     modules = [block for block in blocks if "(nn.Module)" in block]
-    assert len(modules) == 1, f"expected one python block defining a module in {GLANCE.name}, found {len(modules)}"
+    assert len(modules) == 1, f"expected one python block defining a module in {CARD.name}, found {len(modules)}"
     return modules[0]
 
 
 @pytest.fixture(scope="module")
 def glance_layer():
     namespace = {"__name__": "glance"}
-    exec(compile(copyable_block(), str(GLANCE), "exec"), namespace)  # what a reader who pastes it runs
+    exec(compile(copyable_block(), str(CARD), "exec"), namespace)  # what a reader who pastes it runs
     return namespace["SinusoidalPositionalEncoding"]
 
 

@@ -120,6 +120,18 @@ def test_the_contents_and_the_bookmarks_give_each_page_of_the_book_where_it_star
         assert bookmarks[heading.replace(" ", "")] == page
 
 
+def test_the_glance_is_one_printed_page_with_its_picture(pdf):
+    """Issue 24: "The encoding at a glance" fits one page, its picture on it: the next page of the book (the
+    reference card) starts on the page after it, as the PDF's bookmarks say."""
+    bookmarks = {normalized(item.title).replace(" ", ""): pdf.get_destination_page_number(item)
+                 for item in pdf.outline if not isinstance(item, list)}
+    glance = PAGES.index("book/glance.html")
+    first, following = (bookmarks[title(path).replace(" ", "")] for path in PAGES[glance:glance + 2])
+    assert following == first + 1, f"the glance runs over {following - first} pages"
+    assert title("book/glance.html") in normalized(pdf.pages[first].extract_text())
+    assert len(images(pdf.pages[first].get("/Resources"), set())) == 1
+
+
 def test_every_theorem_like_block_is_there_by_its_name(text):
     names = [normalized(name.get_text(" ")) for path in PAGES
              for name in html(path).select("div.proof > p.admonition-title")]

@@ -6,7 +6,7 @@ as a loop, as numpy and torch array code and as a PyTorch layer, grouped by conc
 - :mod:`companion.encoding`: the encoding itself (numpy; torch for the tensor table and the layer);
 - :mod:`companion.analysis`: what the proofs and the precision chapter compute;
 - :mod:`companion.word2vec`: the black/brown experiment (extra ``[word2vec]``);
-- :mod:`companion.transformer`: a small Transformer with five position schemes (extra ``[torch]``);
+- :mod:`companion.transformer`: a small Transformer with six position schemes (extra ``[torch]``);
 - :mod:`companion.book`: the sources' figures, recipes, plotting and the benchmark.
 
 Only numpy is needed to import it; the torch-backed names are loaded on first use.

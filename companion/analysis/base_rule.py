@@ -3,9 +3,12 @@ r"""A rule for the base: which bases suit a context of :math:`N` positions.
 The cosine similarity of positions :math:`k` apart ripples about a smooth trend,
 :math:`-\mathrm{Ci}(k/b)/\ln b` (:func:`~companion.analysis.distinguishability.similarity_trend`), the same at
 every width. The trend has two scales: it falls to 1/2 near :math:`e^{-\gamma}\sqrt{b}` (the *resolution*:
-nearer positions look more alike than not) and to 0 at :math:`x_0 b`, :math:`x_0 = 0.6165` the first zero of
-:math:`\mathrm{Ci}` (the *range*: up to there, farther means less alike). A context of :math:`N` positions
-uses the whole fall when it lies between the two,
+nearer positions look more alike than not; the scale of the fall, not the smallest distance the encoding
+tells apart) and to 0 at :math:`x_0 b`, :math:`x_0 = 0.6165` the first zero of :math:`\mathrm{Ci}` (the
+*range*: nearer positions look more alike than unrelated vectors, whose similarity averages 0). The trend
+does not stop falling there: its slope, :math:`-\cos(k/b)/(k \ln b)`, stays negative up to
+:math:`k = (\pi/2)\,b`, where it turns back up towards 0. A context of :math:`N` positions uses the whole
+positive part of the fall when it lies between the two scales,
 
 .. math::
 
@@ -14,18 +17,19 @@ uses the whole fall when it lies between the two,
     \frac{N}{x_0} \;\le\; b \;\lesssim\; (e^{\gamma} N)^2 :
 
 below the window the slowest pairs turn so far within the context that the trend reaches 0 before its end
-(two positions :math:`N` apart look as unrelated as random vectors, or less); above it the whole context
-sits in the top half of the trend, and what separates neighbours, the fast pairs, is shared by fewer pairs,
-so the distance between neighbours falls, slowly, as :math:`1/\sqrt{\ln b}`. :func:`base_window` computes
-the window exactly (the trend's own crossings, found with mpmath); :func:`base_scales` gives, for one base
-and width, the scales to set against a context: the trend's two, where the similarity itself (ripples
-included) first reaches 0, the slowest pair's wavelength and the distance between neighbours.
+(two positions :math:`N` apart look, on the trend, no more alike than unrelated vectors); above it the whole
+context sits in the top half of the trend, and what separates neighbours, the fast pairs, is shared by fewer
+pairs, so the distance between neighbours falls, slowly, as :math:`1/\sqrt{\ln b}`. :func:`base_window`
+computes the window exactly (the trend's own crossings, found with mpmath); :func:`base_scales` gives, for
+one base and width, the scales to set against a context: the trend's two, where the similarity itself
+(ripples included) first reaches 0, the slowest pair's wavelength and the distance between neighbours.
 
 The rule reads the encoding alone. It says nothing of what a model trained on shorter sequences makes of
 the positions it never saw (chapter 6), and the ripples, which the trend ignores, bring the similarity's
-first zero at a finite width well below :math:`x_0 b`: asking the similarity itself to stay positive over
-the context, as Men et al. (2024, "Base of RoPE bounds context length") do for rotary heads, asks for a
-larger base.
+first zero at a finite width well below :math:`x_0 b`. Asking the similarity itself to stay positive over
+the context, as Men et al. (2024, "Base of RoPE bounds context length") do for rotary heads, asks more,
+and is not monotone in the base: at width 128 base :math:`10^6` first reaches 0 at 27,115 positions,
+:math:`8 \cdot 10^5` at 30,187.
 """
 
 from __future__ import annotations
@@ -46,7 +50,8 @@ class BaseWindow(NamedTuple):
     Parameters
     ----------
     lowest : float
-        The smallest base whose trend is still positive at the end of the context: ``context_len / x_0``.
+        The smallest base whose trend is still positive at the end of the context, ``context_len / x_0``:
+        positions ``context_len`` apart still look more alike than unrelated vectors.
     highest : float
         The largest base whose trend falls to 1/2 within the context, about ``(e**gamma * context_len)**2``.
 
@@ -66,11 +71,13 @@ class BaseScales(NamedTuple):
     Parameters
     ----------
     resolution : float
-        Where the trend of the similarity falls to 1/2, near ``e**-gamma * sqrt(base)`` (any width).
+        Where the trend of the similarity falls to 1/2, near ``e**-gamma * sqrt(base)`` (any width): the scale
+        of its fall, not the smallest distance the encoding tells apart.
     first_half : int
         Where the similarity itself, ripples included, first falls to 1/2 at this width.
     range : float
-        Where the trend reaches 0: ``0.6165 * base`` (any width).
+        Where the trend reaches 0, ``0.6165 * base`` (any width): nearer positions look more alike than unrelated
+        vectors (the trend keeps falling, below 0, up to ``pi / 2 * base``).
     first_zero : int
         Where the similarity itself, ripples included, first reaches 0 at this width.
     slowest_wavelength : float
@@ -96,7 +103,8 @@ class BaseScales(NamedTuple):
 def base_window(context_len: int) -> BaseWindow:
     r"""The bases that put a context of `context_len` positions between the trend's resolution and its range.
 
-    The lower end makes the trend's range reach the end of the context, :math:`b = N/x_0`; the upper end
+    The lower end makes the trend's range reach the end of the context, :math:`b = N/x_0`, so that the trend
+    is still positive there; the upper end
     makes its resolution reach it: the base at which :math:`-\mathrm{Ci}(N/b)/\ln b = 1/2`, close to
     :math:`(e^{\gamma} N)^2` (:math:`\gamma` Euler's constant). Both hold at every width; see the module's
     notes for what the window leaves out.

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import check_base, check_count, check_dtype, check_positions
+from .._checks import check_base, check_count, check_dtype, check_positions, check_real_array
 from ..encoding.frequencies import angular_frequencies
 from ..encoding.table import sinusoidal_encoding
 
@@ -38,6 +38,7 @@ __all__ = [
     "offset_similarity",
     "rounding_breakpoints",
     "similarity_scales",
+    "similarity_scales_of_frequencies",
     "similarity_trend",
     "similarity_trend_crossings",
     "similarity_trend_scales",
@@ -203,9 +204,11 @@ class SimilarityScales(NamedTuple):
     Parameters
     ----------
     half : int
-        Offset at which the cosine similarity (or its trend) first falls to 1/2 or below: the resolution.
+        Offset at which the cosine similarity (or its trend) first falls to 1/2 or below: the resolution, the
+        scale of the similarity's fall (not the smallest offset the encoding tells apart).
     zero : int
-        Offset at which it first falls to 0 or below: the range over which farther means less alike.
+        Offset at which it first falls to 0 or below: the range, within which positions look more alike than
+        unrelated vectors do (their similarity averages 0).
 
     Examples
     --------
@@ -224,8 +227,9 @@ def similarity_scales(d_model: int, base: float = 10_000.0, *, max_offset: int =
     :math:`\frac{2}{d_{model}} \sum_i \cos(\omega_i k)`: 1 at :math:`k = 0`, falling as
     the fast pairs turn away, and, once the slow pairs have turned too, wandering
     around 0.  Two offsets summarise it: where it first falls to 1/2 (nearer
-    positions look alike: the resolution) and where it first reaches 0 (up to
-    there, farther positions look less alike: the range).  The fall is not
+    positions look more alike than not: the resolution) and where it first
+    reaches 0 (nearer positions look more alike than unrelated vectors, whose
+    similarity averages 0: the range).  The fall is not
     monotone: the fast pairs make the curve ripple, so it can rise above 1/2
     again after its first crossing (for ``d_model=128``, base 10,000: first at
     46, above 1/2 again at 50, for good at or below it only from 89).  These are
@@ -256,19 +260,57 @@ def similarity_scales(d_model: int, base: float = 10_000.0, *, max_offset: int =
     >>> similarity_scales(128)
     SimilarityScales(half=46, zero=1707)
     """
-    omega = angular_frequencies(d_model, base)
+    return similarity_scales_of_frequencies(angular_frequencies(d_model, base), max_offset=max_offset)
+
+
+def similarity_scales_of_frequencies(frequencies, *, max_offset: int = 10**6) -> SimilarityScales:
+    r"""Where the similarity :math:`\operatorname{mean}_i \cos(\omega_i k)` of any set of frequencies first falls to 1/2 and to 0.
+
+    :func:`similarity_scales` for frequencies that are not a geometric progression: rescaled ones, such as
+    Llama 3.1's (:func:`~companion.encoding.context_extension.scaled_frequencies`), or learned ones.
+
+    Parameters
+    ----------
+    frequencies : array_like, shape (d_model / 2,)
+        The angular frequencies :math:`\omega_i`, in radians per position; finite.
+    max_offset : int, default 1000000
+        How far to search.
+
+    Returns
+    -------
+    SimilarityScales
+        ``(half, zero)``, in positions.
+
+    Raises
+    ------
+    TypeError
+        If `frequencies` does not hold real numbers or `max_offset` is not an integer.
+    ValueError
+        If `frequencies` is not a non-empty 1-D array of finite values, or the similarity does not reach 0
+        within `max_offset`.
+
+    Examples
+    --------
+    >>> similarity_scales_of_frequencies(angular_frequencies(128))  # as similarity_scales(128)
+    SimilarityScales(half=46, zero=1707)
+    >>> similarity_scales_of_frequencies(angular_frequencies(128) / 8)  # every pair 8 times slower
+    SimilarityScales(half=365, zero=13649)
+    """
+    omega = check_real_array(frequencies, "frequencies")
+    if omega.ndim != 1 or omega.size == 0 or not np.all(np.isfinite(omega)):
+        raise ValueError(f"frequencies must be a non-empty 1-D array of finite values, got shape {omega.shape}")
     max_offset = check_count(max_offset, "max_offset")
     half = None
     chunk = max(1, _CHUNK // omega.size) * 16
     for start in range(1, max_offset + 1, chunk):
         offsets = np.arange(start, min(start + chunk, max_offset + 1), dtype=np.float64)
-        similarity = offset_similarity(offsets, d_model, base)
+        similarity = np.cos(np.outer(offsets, omega)).mean(axis=1)
         if half is None and np.any(similarity <= 0.5):
             half = start + int(np.argmax(similarity <= 0.5))
         if np.any(similarity <= 0):
             return SimilarityScales(half, start + int(np.argmax(similarity <= 0)))
-    raise ValueError(f"the similarity does not reach 0 within max_offset={max_offset} offsets (d_model={d_model}, "
-                     f"base={base}); raise max_offset")
+    raise ValueError(f"the similarity does not reach 0 within max_offset={max_offset} offsets ({omega.size} "
+                     "frequencies); raise max_offset")
 
 
 def last_offset_above(level: float, d_model: int, base: float = 10_000.0, *, max_offset: int = 100_000) -> int:

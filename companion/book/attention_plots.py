@@ -118,10 +118,10 @@ def plot_accuracy_by_position(accuracies, train_len: int, *, ax=None, title=None
     ax = _axes(ax)
     for index, (label, curve) in enumerate(curves.items()):
         line, = ax.plot(np.mean(curve, axis=0), label=label, linestyle=LINE_STYLES[index % len(LINE_STYLES)],
-                        marker=MARKERS[index % len(MARKERS)], markersize=3, markevery=4)
-        if len(curve) > 1:  # the range over the seeds
+                        marker=MARKERS[index % len(MARKERS)], markersize=3, markevery=4, zorder=3)
+        if len(curve) > 1:  # the range over the seeds, faint and behind every line, so a wide band hides none
             ax.fill_between(np.arange(curve.shape[1]), curve.min(axis=0), curve.max(axis=0),
-                            color=line.get_color(), alpha=0.18, linewidth=0)
+                            color=line.get_color(), alpha=0.12, linewidth=0, zorder=1)
     for multiple in (1, 2):
         ax.axvline(multiple * train_len - 0.5, color="black", linestyle=":", linewidth=1)
     if chance is not None:

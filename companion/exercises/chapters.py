@@ -9,4 +9,5 @@ from . import (  # noqa: F401
     attention_and_a_trained_model,
     reading_the_encoding,
     precision_and_speed,
+    experiment_reports,
 )

@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.distinguishability import offset_distances, similarity_trend_scales
-from ..analysis.linearity import rotation_matrix
-from ..encoding.context_extension import ntk_aware_base
 from ..encoding.table import sinusoidal_encoding
-from .answers import Choice, Function, Number, Several
+from .answers import Choice, Number, Several
 from .registry import Exercise, Mistake, Part, register
 
 CHAPTER = "07_reading_the_encoding"
@@ -51,33 +49,6 @@ NEIGHBOUR_DISTANCE = Exercise(
     ),
 )
 
-NTK_PROBES = ((10_000.0, 8.0, 128), (10_000.0, 4.0, 64), (500_000.0, 16.0, 128))
-
-
-NTK_BASE = Exercise(
-    "ex-ntk-base", CHAPTER,
-    parts=(
-        Part("a function new_base(base, scale, d_model) giving b'",
-             Function(NTK_PROBES, Number("a base", rtol=1e-9), "new_base(base, scale, d_model) returning b'"),
-             lambda: Function.outputs(ntk_aware_base, NTK_PROBES),
-             "b' = b s^(d/(d - 2)): pair 0 keeps omega_0 = 1, the slowest turns s times more slowly; pair i "
-             "is slowed by s^(2i/(d - 2)).",
-             (Mistake("the base multiplied by the scale", lambda: Function.outputs(lambda b, s, d: b * s, NTK_PROBES),
-                      "That slows the slowest pair by s^((d - 2)/d), a little less than s."),
-              Mistake("the exponent inverted, s^((d - 2)/d)",
-                      lambda: Function.outputs(lambda b, s, d: b * s ** ((d - 2) / d), NTK_PROBES),
-                      "Solve b'^((d - 2)/d) = s b^((d - 2)/d) for b': raise both sides to d / (d - 2)."),
-              Mistake("the exponent d / 2", lambda: Function.outputs(lambda b, s, d: b * s ** (d / 2), NTK_PROBES),
-                      "The slowest pair is i = d/2 - 1, with the exponent 2i/d = (d - 2)/d."))),
-    ),
-    hints=(
-        "Pair 0 has omega_0 = b'^0 = 1 for every base. The slowest pair, i = d/2 - 1, turns at b'^(-(d-2)/d).",
-        "Require b'^(-(d - 2)/d) = b^(-(d - 2)/d) / s and solve for b'.",
-        "Compare with context_extension.ntk_aware_base(base, scale, d_model).",
-    ),
-)
-
-
 def _scales(base: float) -> tuple[float, float]:
     scales = similarity_trend_scales(base)
     return float(scales.half), float(scales.zero)
@@ -103,35 +74,6 @@ DOUBLED_BASE = Exercise(
         "With base b the trend halves near e^(-gamma) sqrt(b) and reaches 0 near 0.6165 b.",
         "The doubled exponent makes b = 10^8.",
         "dist.similarity_trend_scales(1e8) computes both.",
-    ),
-)
-
-KEYS = np.arange(40, 61)
-
-
-def _winner(matrix: np.ndarray) -> int:
-    query = sinusoidal_encoding([50], 128)[0]
-    return int(KEYS[np.argmax(query @ matrix @ sinusoidal_encoding(KEYS, 128).T)])
-
-
-KEY_BEHIND = Exercise(
-    "ex-key-behind", CHAPTER,
-    parts=(
-        Part("(the winning key with the raw dot product, the winning key with M = R(3))",
-             Several((Number("a key position", integer=True),) * 2, ("raw", "with R(3)")),
-             lambda: (float(_winner(np.eye(128))), float(_winner(rotation_matrix(3, 128)))),
-             "M PE(s)^T = PE(s + 3)^T: the score is the raw similarity at offset s + 3 - 50, largest "
-             "three keys back, at 47.",
-             (Mistake("the sign of the offset", lambda: (float(_winner(np.eye(128))),
-                                                          float(_winner(rotation_matrix(-3, 128)))),
-                      "R(3) PE(s) = PE(s + 3), so the key s scores like position s + 3: the best s is 50 - 3."),
-              Mistake("the rotation ignored", lambda: (float(_winner(np.eye(128))),) * 2,
-                      "With M = R(3) the score is no longer the raw similarity of 50 and s."))),
-    ),
-    hints=(
-        "The raw similarity depends only on |s - 50| and is largest at offset 0.",
-        "R(3) PE(s)^T = PE(s + 3)^T by the shift theorem.",
-        "Compute query @ rotation_matrix(3, 128) @ key_rows.T and take the argmax over keys 40 to 60.",
     ),
 )
 
@@ -173,4 +115,4 @@ TWO_DIMENSIONS = Exercise(
     ),
 )
 
-register(NEIGHBOUR_DISTANCE, NTK_BASE, DOUBLED_BASE, KEY_BEHIND, TWO_DIMENSIONS)
+register(NEIGHBOUR_DISTANCE, DOUBLED_BASE, TWO_DIMENSIONS)

@@ -269,7 +269,7 @@ def compare_schemes(task, schemes=POSITION_SCHEMES, *, seeds=SEEDS, setup: Setup
     task : CopyOffsetTask, LatestMarkerTask or KeyRecallTask
         What to learn.
     schemes : sequence of str, optional
-        Default all five.
+        Default all six.
     seeds : sequence of int, default SEEDS
         Every scheme is trained once from each seed.
     setup : Setup, optional

@@ -1,4 +1,4 @@
-r"""A small Transformer built from torch, with five position schemes behind one switch.
+r"""A small Transformer built from torch, with six position schemes behind one switch.
 
 Pre-norm blocks (layer norm, multi-head self-attention with
 ``torch.nn.functional.scaled_dot_product_attention``, residual; layer norm, a two-layer ReLU
@@ -26,11 +26,13 @@ from ..encoding.layer import SinusoidalPositionalEncoding  # noqa: E402
 from ..encoding.rotary import apply_rotary  # noqa: E402
 from .positions import (  # noqa: E402
     LearnableFrequencyEncoding,
+    RELATIVE_MAX_DISTANCE,
     LearnedPositionalEmbedding,
     alibi_bias,
     alibi_slopes,
     as_positions,
     check_scheme,
+    relative_bias,
 )
 
 __all__ = ["SelfAttention", "SmallTransformer"]
@@ -47,8 +49,10 @@ class SelfAttention(nn.Module):
 
     ``"rotary"`` rotates each head's queries and keys with :func:`~companion.apply_rotary` (pairs
     interleaved, as in Su et al., 2024); ``"alibi"`` adds :func:`~companion.transformer.positions.alibi_bias` to the
-    logits (Press et al., 2022); the other schemes leave attention as it is (their positions, if
-    any, are in the input). Shapes: ``x`` ``[b, s, d]``, ``positions`` ``[s]``; output ``[b, s, d]``.
+    logits (Press et al., 2022); ``"relative"`` adds a learned number per head and clipped offset,
+    :func:`~companion.transformer.positions.relative_bias` (offsets of
+    :data:`~companion.transformer.positions.RELATIVE_MAX_DISTANCE` or more share one; the numbers start
+    at 0); the other schemes leave attention as it is (their positions, if any, are in the input). Shapes: ``x`` ``[b, s, d]``, ``positions`` ``[s]``; output ``[b, s, d]``.
 
     Parameters
     ----------
@@ -89,6 +93,8 @@ class SelfAttention(nn.Module):
         self.out = nn.Linear(self.d_model, self.d_model)
         if self.scheme == "alibi":
             self.register_buffer("slopes", alibi_slopes(self.num_heads), persistent=False)
+        if self.scheme == "relative":
+            self.relative = nn.Parameter(torch.zeros(self.num_heads, 2 * RELATIVE_MAX_DISTANCE + 1))
 
     def _project(self, x: torch.Tensor, positions: torch.Tensor):
         """Queries, keys and values, ``[b, h, s, d_h]`` each, queries and keys rotated for rotary."""
@@ -99,9 +105,11 @@ class SelfAttention(nn.Module):
         return q, k, v
 
     def _mask(self, positions: torch.Tensor, dtype: torch.dtype):
-        """The additive mask ``[h, s, s]`` (ALiBi, causal included) or None."""
+        """The additive mask ``[h, s, s]`` (ALiBi or the relative bias, causal included) or None."""
         if self.scheme == "alibi":
             return alibi_bias(positions, self.slopes.to(dtype), causal=self.causal)
+        if self.scheme == "relative":
+            return relative_bias(positions, self.relative.to(dtype), causal=self.causal)
         return None
 
     def logits(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -196,7 +204,9 @@ class SmallTransformer(nn.Module):
       :class:`~companion.transformer.positions.LearnableFrequencyEncoding` instead;
     - ``"learned"``: a :class:`~companion.transformer.positions.LearnedPositionalEmbedding` of `max_len` rows, added;
     - ``"rotary"``: queries and keys rotated in every block (:func:`~companion.apply_rotary`);
-    - ``"alibi"``: linear biases on every block's logits (:func:`~companion.transformer.positions.alibi_bias`).
+    - ``"alibi"``: linear biases on every block's logits (:func:`~companion.transformer.positions.alibi_bias`);
+    - ``"relative"``: a learned bias per clipped offset on every block's logits
+      (:func:`~companion.transformer.positions.relative_bias`).
 
     Shapes: ``tokens`` ``[b, s]`` (int64); output logits ``[b, s, num_classes]``.
 

@@ -1,4 +1,4 @@
-r"""The five position schemes of the small Transformer, and the learnable-frequency variant.
+r"""The six position schemes of the small Transformer, and the learnable-frequency variant.
 
 A Transformer learns where its tokens stand in one of two places:
 
@@ -8,9 +8,11 @@ A Transformer learns where its tokens stand in one of two places:
   (:class:`LearnedPositionalEmbedding`); or the sinusoidal encoding with trainable frequencies
   (:class:`LearnableFrequencyEncoding`);
 - **inside attention** (relative schemes): rotary position embedding (Su et al., 2024), which
-  rotates queries and keys with :func:`~companion.apply_rotary`, or ALiBi (Press et al., 2022),
+  rotates queries and keys with :func:`~companion.apply_rotary`; ALiBi (Press et al., 2022),
   which adds :math:`-m_h (i - j)` to the logit of query :math:`i` and key :math:`j` in head
-  :math:`h` (:func:`alibi_slopes`, :func:`alibi_bias`).
+  :math:`h` (:func:`alibi_slopes`, :func:`alibi_bias`); or a learned relative bias, one trainable
+  number per head and clipped offset added to the logit (Shaw et al., 2018, clip their offsets so;
+  T5, Raffel et al., 2020, learns one number per bucket of offsets: :func:`relative_bias`).
 
 ``"none"`` uses no positions at all (NoPE, Kazemnejad et al., 2023).
 """
@@ -34,12 +36,18 @@ __all__ = [
     "alibi_bias",
     "alibi_slopes",
     "check_scheme",
+    "relative_bias",
+    "RELATIVE_MAX_DISTANCE",
 ]
 
 #: The switch of :class:`~companion.transformer.model.SmallTransformer`: no positions (NoPE), the
 #: sinusoidal encoding added to the embeddings, a learned table added to them, rotary position
-#: embedding on queries and keys, ALiBi's linear biases on the attention logits.
-POSITION_SCHEMES = ("none", "sinusoidal", "learned", "rotary", "alibi")
+#: embedding on queries and keys, ALiBi's linear biases on the attention logits, a learned bias per
+#: clipped offset on the logits.
+POSITION_SCHEMES = ("none", "sinusoidal", "learned", "rotary", "alibi", "relative")
+
+#: The learned relative bias's clipping: keys this many positions away or farther share one bias.
+RELATIVE_MAX_DISTANCE = 8
 
 
 def check_scheme(scheme) -> str:
@@ -326,6 +334,58 @@ def alibi_bias(positions: torch.Tensor, slopes: torch.Tensor, *, causal: bool = 
         raise TypeError(f"slopes must be a 1-D floating tensor, one slope per head, got {slopes!r}")
     behind = positions[None, :] - positions[:, None]  # j - i, integers (no -0.0 on the diagonal)
     bias = slopes[:, None, None] * (behind if causal else -behind.abs()).to(slopes.dtype)
+    if causal:
+        bias = bias.masked_fill(behind > 0, float("-inf"))
+    return bias
+
+
+def relative_bias(positions: torch.Tensor, table: torch.Tensor, *, causal: bool = True) -> torch.Tensor:
+    r"""A learned relative bias: one number per head and clipped offset, added to the attention logits.
+
+    Query position :math:`i` and key :math:`j` of head :math:`h` get
+    ``table[h, clip(j - i, -D, D) + D]``, :math:`D` = ``(table.shape[1] - 1) // 2``: every offset of
+    :math:`D` or more positions shares one number, as Shaw et al. (2018) clip their relative positions
+    (T5, Raffel et al., 2020, shares one number per bucket of offsets instead). The keys after the query
+    are masked (``-inf``) when `causal`. The bias depends on the positions only through :math:`j - i`, and
+    beyond :math:`D` on nothing: a model trained on sequences longer than :math:`D` has seen every value
+    it can take.
+
+    Parameters
+    ----------
+    positions : Tensor of int, shape (seq_len,)
+        Positions of the tokens (queries and keys alike).
+    table : Tensor, shape (num_heads, 2 * D + 1)
+        The learned numbers, for offsets ``-D .. D``; floating.
+    causal : bool, default True
+        Mask the keys after each query with ``-inf``.
+
+    Returns
+    -------
+    Tensor, shape (num_heads, seq_len, seq_len), dtype of `table`
+        ``bias[h, i, j]``, to be added to the logits of head ``h``.
+
+    Raises
+    ------
+    TypeError
+        If `positions` is not a 1-D integer tensor or `table` not a 2-D floating tensor with an odd
+        number of columns.
+
+    Examples
+    --------
+    >>> table = torch.tensor([[-2.0, -1.0, 0.0, 1.0, 2.0]])  # D = 2: offsets -2 .. 2
+    >>> relative_bias(torch.arange(4), table)[0]
+    tensor([[ 0., -inf, -inf, -inf],
+            [-1.,  0., -inf, -inf],
+            [-2., -1.,  0., -inf],
+            [-2., -2., -1.,  0.]])
+    """
+    positions = _check_positions_tensor(positions)
+    if (not isinstance(table, torch.Tensor) or table.dim() != 2 or not table.is_floating_point()
+            or table.shape[1] % 2 == 0):
+        raise TypeError(f"table must be a 2-D floating tensor (num_heads, 2 * max_distance + 1), got {table!r}")
+    reach = (table.shape[1] - 1) // 2
+    behind = positions[None, :] - positions[:, None]  # j - i
+    bias = table[:, behind.clamp(-reach, reach) + reach]
     if causal:
         bias = bias.masked_fill(behind > 0, float("-inf"))
     return bias

@@ -91,12 +91,16 @@ def _checked(fit_states, fit_positions, test_states, test_positions):
     return fit_states, test_states, fit_positions, test_positions
 
 
-def position_probe(run, task, seq_len: int, *, num_sequences: int = 128, seed: int = 11) -> np.ndarray:
+def position_probe(run, task, seq_len: int, *, fit_len: int | None = None, num_sequences: int = 128,
+                   seed: int = 11) -> np.ndarray:
     """:math:`R^2` of a linear probe for the position, at each point of a trained model's residual stream.
 
-    The probe of each point (the first block's input, then each block's output) is fitted on
-    the states of `num_sequences` sequences of the task and scored on as many others, over positions
-    ``0 .. seq_len - 1``.
+    The probe of each point (the first block's input, then each block's output) is fitted on the
+    states of `num_sequences` sequences of the task and scored on as many others. With `fit_len`, it is
+    fitted on positions ``0 .. fit_len - 1`` only and scored on positions ``fit_len .. seq_len - 1``
+    only: whether a read-out learned on the training length still holds beyond it. Without, it is fitted
+    and scored on every position ``0 .. seq_len - 1``, which asks less: when the state is as wide as the
+    number of positions, some linear map reads back any table of independent rows.
 
     Parameters
     ----------
@@ -107,6 +111,8 @@ def position_probe(run, task, seq_len: int, *, num_sequences: int = 128, seed: i
     seq_len : int
         Their length, at least 2 (any, for the schemes without a table; at most the table's for
         ``"learned"``).
+    fit_len : int, optional
+        Fit on the positions below it, score on the others: at least 2 and at most ``seq_len - 2``.
     num_sequences : int, default 128
         Sequences to fit the probe on, and as many to score it on.
     seed : int, default 11
@@ -120,7 +126,8 @@ def position_probe(run, task, seq_len: int, *, num_sequences: int = 128, seed: i
     Raises
     ------
     TypeError, ValueError
-        If a size is not a positive integer, `seq_len` is below 2, or the model refuses the length.
+        If a size is not a positive integer, `seq_len` is below 2, `fit_len` leaves fewer than two
+        positions on either side, or the model refuses the length.
 
     Examples
     --------
@@ -130,15 +137,24 @@ def position_probe(run, task, seq_len: int, *, num_sequences: int = 128, seed: i
     >>> r2 = position_probe(run, CopyOffsetTask(), 16, num_sequences=64)
     >>> r2.shape, bool(abs(r2[0]) < 0.1)  # rotary adds nothing to the embeddings
     ((2,), True)
+    >>> bool(position_probe(run, CopyOffsetTask(), 32, fit_len=16, num_sequences=64)[0] < 0)  # nor beyond
+    True
     """
     if check_count(seq_len, "seq_len") < 2 or check_count(num_sequences, "num_sequences") == 0:
         raise ValueError(f"seq_len must be at least 2 and num_sequences positive, got {seq_len} and {num_sequences}")
+    fit = slice(None), slice(None)
+    if fit_len is not None:
+        if not 2 <= check_count(fit_len, "fit_len") <= seq_len - 2:
+            raise ValueError(f"fit_len must leave at least two positions on each side of it, between 2 and "
+                             f"seq_len - 2 = {seq_len - 2}, got {fit_len}")
+        fit = slice(0, fit_len), slice(fit_len, seq_len)
     rng = np.random.default_rng(seed)
     fit_tokens, test_tokens = (task.sample(rng, num_sequences, seq_len)[0] for _ in range(2))
     with fixed_threads(run.setup.threads):
-        fit, test = (run.model.residual_stream(torch.from_numpy(tokens)).double().numpy()
-                     for tokens in (fit_tokens, test_tokens))
-    positions = np.tile(np.arange(seq_len, dtype=float), num_sequences)
-    width = fit.shape[-1]
-    return np.array([linear_probe_r2(fit[i].reshape(-1, width), positions, test[i].reshape(-1, width), positions)
-                     for i in range(len(fit))])
+        fit_states, test_states = (run.model.residual_stream(torch.from_numpy(tokens)).double().numpy()
+                                   for tokens in (fit_tokens, test_tokens))
+    fit_positions, test_positions = (np.tile(np.arange(seq_len, dtype=float)[part], num_sequences) for part in fit)
+    width = fit_states.shape[-1]
+    return np.array([linear_probe_r2(fit_states[i][:, fit[0]].reshape(-1, width), fit_positions,
+                                     test_states[i][:, fit[1]].reshape(-1, width), test_positions)
+                     for i in range(len(fit_states))])

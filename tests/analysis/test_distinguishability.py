@@ -11,6 +11,7 @@ from companion.analysis.distinguishability import (
     offset_similarity,
     rounding_breakpoints,
     similarity_scales,
+    similarity_scales_of_frequencies,
     similarity_trend,
     similarity_trend_crossings,
     similarity_trend_scales,
@@ -78,6 +79,21 @@ def test_a_bigger_base_trades_resolution_for_range():
     scales = [similarity_scales(128, base) for base in (1e2, 1e3, 1e4, 1e5)]
     assert all(a.half < b.half and a.zero < b.zero for a, b in zip(scales, scales[1:]))
     assert isinstance(scales[0], SimilarityScales)
+
+
+def test_the_scales_of_any_frequencies_are_those_of_the_table_for_the_papers_and_slow_with_them():
+    omega = angular_frequencies(64, 1e4)
+    assert similarity_scales_of_frequencies(omega) == similarity_scales(64, 1e4)
+    # every frequency 4 times slower: the similarity at offset 4k is the old one at k
+    half, zero = similarity_scales(64, 1e4)
+    slow_half, slow_zero = similarity_scales_of_frequencies(omega / 4)
+    assert 4 * (half - 1) < slow_half <= 4 * half and 4 * (zero - 1) < slow_zero <= 4 * zero
+
+
+@pytest.mark.parametrize("frequencies", [np.ones((2, 3)), np.array([]), np.array([1.0, np.inf])])
+def test_the_scales_of_frequencies_refuse_what_is_not_a_1d_array_of_finite_values(frequencies):
+    with pytest.raises(ValueError, match="frequencies"):
+        similarity_scales_of_frequencies(frequencies)
 
 
 def test_similarity_scales_say_when_the_search_is_too_short():

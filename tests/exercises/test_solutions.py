@@ -69,7 +69,7 @@ SOLUTIONS = {
     "ex-rotation-eigenvalues": [eigenvalue_angles(), "pairs 0 and 1"],
     "ex-far-position-same-encoding": ["no", 596_274],
     "ex-relative-terms": [np.array([[2.0, 0.5], [-0.5, 2.0]])],
-    "ex-alibi-recency": [7, "no"],
+    "ex-alibi-recency": [7, ("no", "barely")],
     "ex-nope-encoder": ["no"],
     "ex-nope-beyond": ["in between", 0.135],
     "ex-neighbour-distance": ["like sqrt(d_model)", 0.1614],
@@ -137,3 +137,10 @@ def test_no_mistake_is_the_right_answer_and_no_two_mistakes_coincide(label, inde
         for other in part.mistakes[number + 1:]:
             same_advice = other.advice == mistake.advice
             assert same_advice or not part.kind.matches(mistake.value, other.value), (mistake.name, other.name)
+
+
+def test_the_alibi_exercise_uses_the_chapters_slopes():
+    from companion.exercises.attention_and_a_trained_model import ALIBI_SLOPES
+    from companion.transformer.positions import alibi_slopes
+
+    assert ALIBI_SLOPES == tuple(alibi_slopes(4).tolist())

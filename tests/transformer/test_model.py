@@ -144,7 +144,7 @@ def test_the_residual_stream_starts_with_the_embedded_input_and_ends_where_the_r
     assert stream.shape == (3, 3, 12, 32)
     torch.testing.assert_close(model.readout(model.norm(stream[-1])), model(tokens), rtol=0, atol=1e-12)
     embedded = model.embedding(tokens)
-    if scheme in ("none", "rotary", "alibi"):  # these schemes add nothing to the embeddings
+    if scheme in ("none", "rotary", "alibi", "relative"):  # these schemes add nothing to the embeddings
         torch.testing.assert_close(stream[0], embedded, rtol=0, atol=0)
     else:
         assert (stream[0] - embedded).abs().max() > 0.1

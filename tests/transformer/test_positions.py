@@ -9,14 +9,16 @@ from companion.transformer.positions import (
     POSITION_SCHEMES,
     LearnableFrequencyEncoding,
     LearnedPositionalEmbedding,
+    RELATIVE_MAX_DISTANCE,
     alibi_bias,
     alibi_slopes,
     check_scheme,
+    relative_bias,
 )
 
 
-def test_the_five_schemes():
-    assert POSITION_SCHEMES == ("none", "sinusoidal", "learned", "rotary", "alibi")
+def test_the_six_schemes():
+    assert POSITION_SCHEMES == ("none", "sinusoidal", "learned", "rotary", "alibi", "relative")
     with pytest.raises(ValueError, match="scheme must be one of"):
         check_scheme("t5")
     with pytest.raises(TypeError, match="scheme must be one of"):
@@ -99,3 +101,31 @@ def test_alibi_bias_values_and_mask():
         alibi_bias(torch.arange(3), [0.5])
     with pytest.raises(TypeError, match="positions"):
         alibi_bias(torch.arange(3.0), slopes)
+
+
+def test_the_relative_bias_is_one_number_per_head_and_clipped_offset():
+    reach = 3
+    table = torch.arange(2 * (2 * reach + 1), dtype=torch.float64).view(2, 2 * reach + 1)
+    positions = torch.arange(10)
+    bias = relative_bias(positions, table, causal=False)
+    offsets = positions[None, :] - positions[:, None]  # j - i
+    expected = table[:, offsets.clamp(-reach, reach) + reach]
+    torch.testing.assert_close(bias, expected, rtol=0, atol=0)
+    assert bias[0, 9, 0] == bias[0, 9, 5] == table[0, 0]  # 9 and 4 back: both clipped to 3 back
+    causal = relative_bias(positions, table)
+    assert torch.isinf(causal[:, offsets > 0]).all() and torch.equal(causal[:, offsets <= 0], bias[:, offsets <= 0])
+
+
+def test_the_relative_bias_sees_offsets_only_and_learns_only_the_offsets_it_sees():
+    table = torch.zeros(1, 2 * RELATIVE_MAX_DISTANCE + 1, requires_grad=True)
+    bias = relative_bias(torch.arange(4), table)
+    torch.testing.assert_close(relative_bias(torch.arange(100, 104), table), bias)
+    bias.nan_to_num(neginf=0.0).sum().backward()
+    seen = table.grad[0] != 0  # offsets 0 to 3 back, no others
+    assert seen.tolist() == [False] * (RELATIVE_MAX_DISTANCE - 3) + [True] * 4 + [False] * RELATIVE_MAX_DISTANCE
+
+
+@pytest.mark.parametrize("table", [torch.zeros(3), torch.zeros(1, 4), torch.zeros(1, 5, dtype=torch.long)])
+def test_the_relative_bias_refuses_a_table_of_the_wrong_shape_or_kind(table):
+    with pytest.raises(TypeError, match="table"):
+        relative_bias(torch.arange(3), table)

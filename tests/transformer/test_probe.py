@@ -37,6 +37,19 @@ def test_the_sinusoidal_encoding_alone_is_read_back_and_the_stream_of_a_model_ha
     assert abs(r2[0]) < 0.1  # no positions in the embeddings
 
 
+def test_a_probe_fitted_below_fit_len_is_scored_beyond_it_where_a_random_table_is_not_read():
+    # a learned table barely trained: rows of random numbers, one per position. Fitted and scored on every
+    # position, a probe reads much of them back through the tokens' noise (32 rows, 32 coordinates and a
+    # bias); fitted on positions 0 to 15 it says nothing of positions 16 to 31. The sinusoidal encoding's
+    # slow pairs, nearly linear in p, carry a read-out fitted below 16 on to 31.
+    task = CopyOffsetTask()
+    learned = train_and_evaluate(task, "learned", setup=Setup(steps=2))
+    assert position_probe(learned, task, 32, num_sequences=32)[0] > 0.5
+    assert position_probe(learned, task, 32, fit_len=16, num_sequences=32)[0] < 0
+    sinusoidal = train_and_evaluate(task, "sinusoidal", setup=Setup(steps=2))
+    assert position_probe(sinusoidal, task, 32, fit_len=16, num_sequences=32)[0] > 0.5
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -56,5 +69,11 @@ def test_position_probe_checks_its_sizes():
         position_probe(run, CopyOffsetTask(), 1)
     with pytest.raises(TypeError, match="num_sequences"):
         position_probe(run, CopyOffsetTask(), 8, num_sequences=1.5)
+    for fit_len in (1, 7):
+        with pytest.raises(ValueError, match="fit_len"):
+            position_probe(run, CopyOffsetTask(), 8, fit_len=fit_len)
+    with pytest.raises(TypeError, match="fit_len"):
+        position_probe(run, CopyOffsetTask(), 8, fit_len=4.0)
     with torch.no_grad():
         assert position_probe(run, CopyOffsetTask(), 8, num_sequences=8).shape == (2,)
+        assert position_probe(run, CopyOffsetTask(), 8, fit_len=4, num_sequences=8).shape == (2,)

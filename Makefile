@@ -82,8 +82,9 @@ test: $(INSTALLED)
 	trap 'kill $$prepare 2>/dev/null' EXIT; \
 	$(MAKE) notebook-tests browser-tests colab-tests
 
+# One worker per core (pytest-xdist).
 unit-tests: $(INSTALLED) $(NODE_MODULES)
-	$(BIN)/python -m pytest --ignore=tests/site
+	$(BIN)/python -m pytest -n auto --ignore=tests/site
 
 # Each chapter twice, both runs side by side: on this machine's CPU and on the emulated plainer CPU.
 # Each run keeps the cores busy while the other runs (load changes timing, never a value), so the

@@ -49,9 +49,12 @@ def add(path: str) -> list[str]:
         first = next(cell for cell in notebook.cells if cell.cell_type == "code"
                      and re.search(r"^from companion[ .]", cell.source, re.M))
         first.source = first.source.rstrip("\n") + "\n" + IMPORT
-    for cell in notebook.cells:
-        match = EXERCISE.search(cell.source) if cell.cell_type == "markdown" else None
-        if not match or match.group(1) not in waiting:
+    queue = list(notebook.cells)
+    while queue:  # a cell split after one exercise goes back in line: it may hold another
+        cell = queue.pop(0)
+        match = next((found for found in EXERCISE.finditer(cell.source) if found.group(1) in waiting), None) \
+            if cell.cell_type == "markdown" else None
+        if not match:
             cells.append(cell)
             continue
         rest = cell.source[match.end():].strip("\n")
@@ -62,7 +65,7 @@ def add(path: str) -> list[str]:
         if rest:
             moved = nbformat.v4.new_markdown_cell(rest)
             moved["id"] = uuid.uuid4().hex[:8]
-            cells.append(moved)
+            queue.insert(0, moved)
     if waiting:
         raise SystemExit(f"{path}: no exercise block found for {sorted(waiting)}")
     notebook.cells = cells

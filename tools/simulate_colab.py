@@ -10,7 +10,10 @@ installing the companion with its extras (gensim is the one Colab lacks), here f
 wheel (the PE_BOOK_INSTALL override that only this test sets). The chapter must run without an error, print what the
 committed notebook printed (cells tagged nbval-ignore-output or nbval-skip excepted, as in
 nbval), and leave Colab's numpy and torch in place; what it installed is removed before the next
-chapter. Finally a chapter run without the companion must stop with a message and no traceback.
+chapter. In chapters 2 and 5 a scripted learner (tools/scripted_learner.py) then works in the same
+kernel: its cells, appended to the chapter, answer exercises wrong, read the checker's feedback and
+answer right, and the feedback must say what the learner expects. Finally a chapter run without the
+companion must stop with a message and no traceback.
 
 The environment (about 3 GB, mostly torch's CUDA build) is built once per machine, outside the
 clone, as pip keeps its cache: in ~/.cache/positional-encoding-book/colab-env (under $XDG_CACHE_HOME
@@ -42,6 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import scripted_learner
 from book_links import READER_NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,10 +149,16 @@ def problems_with(executed_path: Path, committed_path: Path) -> list[str]:
     return problems
 
 
-def execute(python: Path, notebook: Path, workdir: Path, env: dict) -> Path:
+def execute(python: Path, notebook: Path, workdir: Path, env: dict, appended: list[dict] = ()) -> Path:
+    """Run a copy of `notebook` in `workdir`, with the cells `appended` after its own (same kernel); return the copy."""
     workdir.mkdir()
     copy = workdir / notebook.name
-    shutil.copy(notebook, copy)
+    if appended:
+        contents = json.loads(notebook.read_text())
+        contents["cells"] += appended
+        copy.write_text(json.dumps(contents, indent=1))
+    else:
+        shutil.copy(notebook, copy)
     runner = workdir.with_name(f"{workdir.name}-runner.py")  # one per chapter: workers run side by side
     runner.write_text(RUNNER)
     # The kernel's own log (debugpy's notes on Python 3.13, pip's progress) is shown only on failure.
@@ -200,8 +210,12 @@ def run_chapter(python: Path, baseline: dict[str, str], wheel: Path, notebook: P
     began = time.perf_counter()
     env = {**env, "PATH": f"{python.parent}{os.pathsep}{env['PATH']}"}
     requirement = f"positional-encoding-companion[all] @ {wheel.as_uri()}"  # as the setup cell's, from the wheel
-    executed = execute(python, notebook, scratch / notebook.stem, {**env, "PE_BOOK_INSTALL": requirement})
+    learner = scripted_learner.cells(notebook.stem) if notebook.stem in scripted_learner.LEARNERS else []
+    executed = execute(python, notebook, scratch / notebook.stem, {**env, "PE_BOOK_INSTALL": requirement}, learner)
     problems = problems_with(executed, notebook)
+    if learner:
+        ran = json.loads(executed.read_text())["cells"][-len(learner):]
+        problems += scripted_learner.problems(notebook.stem, ran)
     after = frozen(python)
     for package in KEPT_PACKAGES:
         if after.get(package) != baseline[package]:
@@ -212,8 +226,9 @@ def run_chapter(python: Path, baseline: dict[str, str], wheel: Path, notebook: P
     if added:
         run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", *added])
     status = "ok" if not problems else "FAILED"
-    print(f"{notebook.name:36s} {status} in {time.perf_counter() - began:.0f} s (installed {len(added)} packages)",
-          flush=True)
+    steps = f", a learner's {len(learner)} answers" if learner else ""
+    print(f"{notebook.name:36s} {status} in {time.perf_counter() - began:.0f} s (installed {len(added)} packages"
+          f"{steps})", flush=True)
     return [f"{notebook.name}: {problem}" for problem in problems]
 
 

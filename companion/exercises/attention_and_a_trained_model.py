@@ -103,4 +103,32 @@ NOPE_ENCODER = Exercise(
     ),
 )
 
-register(ALIBI_RECENCY, NOPE_ENCODER)
+def _first_token_read(query: int, causal: bool, tokens: int = 8) -> float:
+    """What a uniform head reads at ``query`` when the first of ``tokens`` carries 1 and the others 0."""
+    values = np.eye(tokens)[0]
+    return float(attention_weights(np.zeros((tokens, tokens)), causal=causal)[query] @ values)
+
+
+CAUSAL_COUNT = Exercise(
+    "ex-causal-count", CHAPTER,
+    parts=(
+        Part("(the value the query at position 3 reads with the mask, the same without it), 8 tokens",
+             Several((Number("a weight", atol=1e-9),) * 2, ("causal", "without the mask")),
+             lambda: (_first_token_read(3, True), _first_token_read(3, False)),
+             "With the mask, position 3 sees 4 keys (0 to 3) with equal scores: 1/4 on the first. "
+             "Without it, every query sees all 8: 1/8, whatever its position.",
+             (Mistake("the query left out of its own keys", lambda: (1 / 3, _first_token_read(3, False)),
+                      "A causal query sees the keys 0 to p, itself included: p + 1 of them."),
+              Mistake("the mask kept in both", lambda: (_first_token_read(3, True),) * 2,
+                      "Without the mask the query at position 3 also sees the keys 4 to 7."),
+              Mistake("the mask forgotten in both", lambda: (_first_token_read(3, False),) * 2,
+                      "With the mask the query at position 3 sees only the keys 0 to 3."))),
+    ),
+    hints=(
+        "Equal scores give equal weights: each key seen gets 1 over the number of keys seen.",
+        "How many keys does the query at position 3 see with the causal mask? Without it?",
+        "attention.attention_weights(np.zeros((8, 8)), causal=True)[3] gives the weights.",
+    ),
+)
+
+register(CAUSAL_COUNT, ALIBI_RECENCY, NOPE_ENCODER)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..encoding.table import sinusoidal_encoding
-from .answers import Number
+from ..transformer.attention import attention_weights
+from .answers import Choice, Number
 from .registry import Exercise, Mistake, Part, register
 
 CHAPTER = "01_why_positions"
@@ -19,6 +20,50 @@ def _shared_code_similarity(squared_norm: float, d_model: int = WIDTH) -> float:
 
 def _sinusoidal_squared_norm() -> float:
     return float(np.sum(sinusoidal_encoding([37], WIDTH) ** 2))
+
+
+# ex-equivariance: the proof's checkable step, which product of P, softmax(S) and P^T softmax(P S P^T) is.
+
+PRODUCTS = ("P softmax(S) P^T", "P softmax(S)", "softmax(S) P^T", "softmax(S)")
+
+
+def _permuted_softmax() -> str:
+    """The product equal to softmax(P S P^T), found on random scores S and a cyclic permutation P."""
+    scores = np.random.default_rng(0).normal(size=(5, 5))
+    p = np.roll(np.eye(5), 1, axis=0)
+    weights = attention_weights(scores)
+    candidates = dict(zip(PRODUCTS, (p @ weights @ p.T, p @ weights, weights @ p.T, weights)))
+    permuted = attention_weights(p @ scores @ p.T)
+    matching = [name for name, value in candidates.items() if np.allclose(value, permuted, rtol=0, atol=1e-12)]
+    return matching[0] if len(matching) == 1 else "more than one"
+
+
+EQUIVARIANCE = Exercise(
+    "ex-equivariance", CHAPTER,
+    parts=(
+        Part("the proof's step: softmax(P S P^T), the weights of PX, as one of " + ", ".join(map(repr, PRODUCTS)),
+             Choice(PRODUCTS, aliases=tuple((name.replace(" ", "@").replace("^T", ".T"), name) for name in PRODUCTS),
+                    what="one of " + ", ".join(map(repr, PRODUCTS))),
+             _permuted_softmax,
+             "P S P^T permutes the rows of S and the entries of each row alike; a row-wise softmax "
+             "permutes with them: softmax(P S P^T) = P softmax(S) P^T, and P^T P V = V.",
+             (Mistake("the rows permuted but not the keys", lambda: PRODUCTS[1],
+                      "The keys are permuted too: S becomes P S P^T, whose P^T permutes the entries of "
+                      "each row."),
+              Mistake("the keys permuted but not the queries", lambda: PRODUCTS[2],
+                      "The queries are permuted too: the P on the left permutes the rows of S."),
+              Mistake("the weights unchanged", lambda: PRODUCTS[3],
+                      "Each query keeps its weights, but they move: to its new row, and within the row "
+                      "with the keys."))),
+    ),
+    hints=(
+        "With PX in place of X, Q, K and V become PQ, PK and PV: what do the scores Q K^T / sqrt(d_k) become?",
+        "The scores become P S P^T. The softmax acts on each row alone: what does permuting a row's "
+        "entries do to its softmax?",
+        "Try it: attention_weights(P @ S @ P.T) against each product, with "
+        "P = np.roll(np.eye(5), 1, axis=0) and S random.",
+    ),
+)
 
 
 SHARED_CODE = Exercise(
@@ -47,41 +92,6 @@ SHARED_CODE = Exercise(
 def _distances(d_model: int, last: int = 100) -> np.ndarray:
     table = sinusoidal_encoding(np.arange(last + 1), d_model)
     return np.linalg.norm(table[1:] - table[0], axis=1)  # entry p - 1 is position p
-
-
-def _closest(d_model: int) -> int:
-    return int(np.argmin(_distances(d_model))) + 1
-
-
-def _first_dip(d_model: int) -> int:
-    distance = _distances(d_model)
-    dips = np.flatnonzero((distance[1:-1] < distance[:-2]) & (distance[1:-1] < distance[2:]))
-    return int(dips[0]) + 2
-
-
-CLOSEST_POSITION = Exercise(
-    "ex-closest-position", CHAPTER,
-    parts=(
-        Part("the position among 1 to 100 whose encoding is closest to PE(0), at d_model = 4",
-             Number("a position", integer=True), lambda: _closest(4),
-             "Position 19 strikes the best balance: pair 0 is 0.15 radians from its start, pair 1 has "
-             "moved only 0.19.",
-             (Mistake("the answer for pair 0 alone", lambda: _closest(2),
-                      "Position 44 brings pair 0 closest to its start, but by then pair 1 has turned "
-                      "0.44 radians away: the distance counts both pairs."),
-              Mistake("pair 0's first near-return", lambda: _first_dip(4),
-                      "Position 6 is close to 2 pi, but 0.28 radians off: a later return of pair 0 "
-                      "comes closer while pair 1 has moved little."))),
-    ),
-    hints=(
-        "Pair 0 comes back near its start when p is near a multiple of 2 pi; pair 1 moves 0.01 "
-        "radians per position.",
-        "Candidates: the nearest integers to 2 pi, 4 pi, ..., 14 pi. For each, weigh pair 0's miss "
-        "against pair 1's angle 0.01 p.",
-        "Compute: table = sinusoidal_encoding(np.arange(101), 4); the argmin over p >= 1 of "
-        "np.linalg.norm(table[p] - table[0]).",
-    ),
-)
 
 
 def _smallest_width(last: int = 1000, level: float = 0.5, squared: bool = False, offsets=None) -> int:
@@ -116,4 +126,4 @@ HALF_APART = Exercise(
     ),
 )
 
-register(SHARED_CODE, CLOSEST_POSITION, HALF_APART)
+register(EQUIVARIANCE, SHARED_CODE, HALF_APART)

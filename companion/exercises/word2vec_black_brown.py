@@ -87,33 +87,6 @@ LONGER_VECTORS = Exercise(
 )
 
 
-def _balance_norm(**options) -> float:
-    """The norm r at which y and -y at one position have similarity 0: lambda(r) = 1/2, solved numerically."""
-    norms = np.linspace(0.01, 3, 300_001)
-    return float(norms[np.argmin(np.abs(blend_weight(norms, WIDTH, **options) - 0.5))])
-
-
-OPPOSITE_WORDS = Exercise(
-    "ex-opposite-words", CHAPTER,
-    parts=(
-        Part("the norm r at which the similarity of the sums is exactly 0",
-             Number("a norm", atol=0.005), _balance_norm,
-             "The blend is 1 - 2 lambda, zero at lambda = 1/2: 2r^2 = 1, r = 1/sqrt(2).",
-             (Mistake("r^2 given for r", lambda: _balance_norm() ** 2,
-                      "2r^2 = 1 gives r^2 = 1/2; the norm is its square root."),
-              Mistake("the balance without the scaling", lambda: _balance_norm(scale=False),
-                      "The exercise keeps the sqrt(d_model) scaling: lambda = 2r^2 / (2r^2 + 1)."),
-              Mistake("the inverse, sqrt 2", lambda: 1 / _balance_norm(),
-                      "lambda = 1/2 when s^2 r^2 = d_model / 2, that is r^2 = 1/2."))),
-    ),
-    hints=(
-        "With cos(y, -y) = -1 and the same position, the blend is lambda * (-1) + (1 - lambda) * 1.",
-        "It is 0 when lambda = 1/2.",
-        "With the scaling lambda = 2r^2 / (2r^2 + 1): solve 2r^2 = 1.",
-    ),
-)
-
-
 def _smallest_width(share: float = 0.01) -> int:
     """The first even width at which unscaled word vectors of norm 1 keep less than `share` of the weight."""
     return next(width for width in range(2, 2_000, 2) if blend_weight(1.0, width, scale=False) < share)
@@ -147,4 +120,4 @@ UNSCALED_WIDTH = Exercise(
     ),
 )
 
-register(UNRELATED_WORDS, LONGER_VECTORS, OPPOSITE_WORDS, UNSCALED_WIDTH)
+register(UNRELATED_WORDS, LONGER_VECTORS, UNSCALED_WIDTH)

@@ -38,14 +38,14 @@ def check_output(label):
 @pytest.mark.parametrize("answer, refusal", [
     ("22", "not the string '22'. Write it without quotes."),
     (22.5, "22.5 is not whole"),
-    (np.array([22, 23]), "This exercise takes a whole number (the position among 1 to 100"),
+    (np.array([22, 23]), "This exercise takes a whole number (the smallest d_model with positions 0 to 1000"),
     (float("nan"), "finite"),
     (True, "not True or False"),
 ])
 def test_a_number_of_the_wrong_kind_is_refused_with_what_to_write(answer, refusal, capsys):
-    assert check("ex-closest-position", answer) is False
+    assert check("ex-half-apart", answer) is False
     out = said(capsys)
-    assert out.startswith("ex-closest-position: not checked.") and refusal in out
+    assert out.startswith("ex-half-apart: not checked.") and refusal in out
 
 
 @pytest.mark.parametrize("answer", [{"x": 1}, None, object()])
@@ -65,6 +65,7 @@ def test_choices_ignore_case_and_spaces_and_yes_no_take_booleans(capsys):
     assert check("ex-similarity-width", "  About the SAME ") is True
     assert check("ex-first-return", False) is True
     assert check("ex-rotations-compose", "R(-7)=R(7)^T") is True
+    assert check("ex-equivariance", "P @ softmax(S) @ P.T") is True
 
 
 def test_a_function_that_raises_is_reported_not_raised(capsys):
@@ -86,11 +87,11 @@ def test_a_table_where_a_function_is_asked_is_refused(capsys):
 
 
 def test_an_unrecognised_wrong_answer_gets_the_first_hint_and_hint_then_gives_the_second(capsys):
-    hints = all_exercises()["ex-closest-position"].hints
-    assert check("ex-closest-position", 77) is False
+    hints = all_exercises()["ex-half-apart"].hints
+    assert check("ex-half-apart", 77) is False
     out = said(capsys)
     assert "not yet (checked exactly)." in out and f"Hint 1 of 3: {' '.join(hints[0].split())}" in out
-    hint("ex-closest-position")
+    hint("ex-half-apart")
     assert f"Hint 2 of 3: {' '.join(hints[1].split())}" in said(capsys)
 
 

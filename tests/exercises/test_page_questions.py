@@ -105,3 +105,50 @@ def test_a_well_formed_number_question_is_read():
     assert questions.question_spec(box) == {"kind": "number", "answer": 3.0, "tolerance": 0.5,
                                             "known": [{"value": 4.0, "feedback": "No."}], "right": "Why.",
                                             "otherwise": "Think."}
+
+
+def test_shuffled_outputs():
+    from companion.analysis.equivariance import self_attention
+
+    rng = np.random.default_rng(0)
+    x, weights = rng.normal(size=(6, 8)), rng.normal(size=(3, 8, 8))
+    order = rng.permutation(6)
+    assert np.allclose(self_attention(x[order], *weights), self_attention(x, *weights)[order], rtol=0, atol=1e-12)
+    assert option("q-shuffled-outputs") == "They are the same outputs, shuffled the same way"
+
+
+def test_stacked_axis():
+    from companion import sinusoidal_encoding
+
+    positions = np.arange(6)[:, None]
+    angles = positions * 10_000.0 ** (-np.arange(0, 8, 2) / 8)
+    stacked = np.stack([np.sin(angles), np.cos(angles)], axis=1).reshape(6, 8)
+    assert np.allclose(stacked, sinusoidal_encoding(np.arange(6), 8, layout="concatenated"), rtol=0, atol=1e-15)
+    assert option("q-stacked-axis") == "All the sines, then all the cosines"
+
+
+def test_unscaled_black_brown():
+    from companion.word2vec.blend import blend_weight
+
+    word_weight = blend_weight(1.0, 512, scale=False)  # the word's share of the blend, norm 1, unscaled
+    assert abs(word_weight - 1 / (1 + 256)) < 1e-12 and word_weight < 0.01
+    assert option("q-unscaled-black-brown").startswith("The positional similarity")
+
+
+def test_causal_count():
+    from companion.transformer.attention import attention_weights
+
+    first = np.eye(8)[0]
+    causal = attention_weights(np.zeros((8, 8)), causal=True) @ first
+    assert np.allclose(causal, 1 / (np.arange(8) + 1), rtol=1e-15)
+    assert np.allclose(attention_weights(np.zeros((8, 8))) @ first, 1 / 8, rtol=1e-15)
+    assert option("q-causal-count").replace(" ", "") == "1/(p+1)"
+
+
+def test_trend_half():
+    from companion.analysis.distinguishability import similarity_trend_scales
+
+    scales = similarity_trend_scales(10_000.0)
+    assert round(float(scales.half)) == 56 and round(float(scales.zero)) == 6_165
+    assert round(float(wavelengths(128)[-1]), -3) == 54_000
+    assert option("q-trend-half") == "About 56"

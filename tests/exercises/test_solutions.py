@@ -5,7 +5,10 @@ the solution is a short argument, the answer it states), independently of the ch
 computation of the expected values.
 """
 
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,8 +51,8 @@ def eigenvalue_angles():
 
 #: label -> the solution's answers, one per part.
 SOLUTIONS = {
+    "ex-equivariance": ["P softmax(S) P^T"],
     "ex-shared-code": [(512 / 2) / (512 + 512 / 2)],
-    "ex-closest-position": [19],
     "ex-half-apart": [8],
     "ex-column-loop": [(7 - 7 % 2) / 8, column_loop],
     "ex-row-norm": ["no", unpaired_norms()],
@@ -60,7 +63,6 @@ SOLUTIONS = {
     "ex-exp-log-forms": ["grows with p", 1e5 * 6e-8],
     "ex-unrelated-words": [(1 / 3, 0.7225 / 3)],
     "ex-longer-vectors": [0.947 * 0.9993 + 0.053 * 0.7225],
-    "ex-opposite-words": [1 / math.sqrt(2)],
     "ex-unscaled-width": [(200, 7.04)],
     "ex-sines-recurrence": [np.hstack([2 * np.diag(np.cos(7 * 10_000.0 ** (-np.arange(0, 64, 2) / 64))),
                                        -np.eye(32)]), "yes"],
@@ -69,6 +71,7 @@ SOLUTIONS = {
     "ex-rotation-eigenvalues": [eigenvalue_angles(), "pairs 0 and 1"],
     "ex-far-position-same-encoding": ["no", 596_274],
     "ex-relative-terms": [np.array([[2.0, 0.5], [-0.5, 2.0]])],
+    "ex-causal-count": [(1 / 4, 1 / 8)],
     "ex-alibi-recency": [7, ("no", "barely")],
     "ex-nope-encoder": ["no"],
     "ex-nope-beyond": ["in between", 0.135],
@@ -82,6 +85,7 @@ SOLUTIONS = {
     "ex-rounded-frequency": [("grows with p", "stays at rounding level")],
 }
 
+ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = all_exercises()
 PARTS = [(label, index) for label, exercise in EXERCISES.items() for index in range(len(exercise.parts))]
 MISTAKES = [(label, index, mistake) for label, exercise in EXERCISES.items()
@@ -93,7 +97,19 @@ def fresh_hints():
     reset_hints()
 
 
-def test_at_least_25_of_the_33_exercises_are_checkable_each_with_two_recognised_mistakes():
+def book_exercises() -> set[str]:
+    """The label of every exercise in the book's notebooks (chapters and appendices)."""
+    labels = set()
+    for path in (ROOT / "notebooks").glob("*.ipynb"):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "markdown":
+                labels.update(re.findall(r"\{exercise(?:-start)?\}[^\n]*\n:label: ([\w-]+)", "".join(cell["source"])))
+    return labels
+
+
+def test_at_least_25_of_the_books_exercises_are_checkable_each_with_two_recognised_mistakes():
+    in_book = book_exercises()
+    assert len(in_book) >= 25 and set(EXERCISES) <= in_book, set(EXERCISES) - in_book
     assert len(EXERCISES) >= 25
     for label, exercise in EXERCISES.items():
         assert sum(len(part.mistakes) for part in exercise.parts) >= 2, label

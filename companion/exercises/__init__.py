@@ -28,9 +28,13 @@ def check(exercise: str, answer: Any) -> bool:
 
     A right answer is told so, with the one-line reason. A wrong answer that is a known mistake
     (the doubled exponent, a column index for a pair index, degrees for radians, a transposed
-    rotation, float32 angles, off by one position, …) is named, with what to look at again. Any
-    other wrong answer gets the exercise's first hint; :func:`hint` gives the next ones. The
-    expected answer and the known mistakes are computed by the companion.
+    rotation, float32 angles, off by one position, …) is named, with what to look at again. An
+    array of another shape is told its shape and the expected one. An answer right only to float32
+    rounding, where the exercise's tolerance is tighter (a float32 array or tensor, say), is told it
+    was computed in float32; a prediction right only to fewer digits than asked, that it is rounded
+    too coarsely. Any other wrong answer gets the exercise's hint that fits the part answered (its
+    first hint for the first part); :func:`hint` gives the next ones. The expected answer and the
+    known mistakes are computed by the companion.
 
     Parameters
     ----------
@@ -38,20 +42,23 @@ def check(exercise: str, answer: Any) -> bool:
         The exercise's label in its chapter, such as ``"ex-column-loop"`` (the ``:label:`` under
         the exercise's title).
     answer : object
-        What the exercise asks for, as a reader would write it: a number (int, float, numpy scalar,
-        0-d array or tensor); a list, tuple, numpy array or torch tensor of numbers; a function
-        (called on a few arguments, its results compared); a choice, as a string (``"no"``, or
-        True/False for a yes-or-no question); or a tuple of these where the exercise asks for
-        several answers. The unanswered placeholder ``...`` prints the fixed message of an
-        unanswered exercise. Numbers are compared within the tolerance the verdict states
-        (exactly for whole numbers and choices).
+        What the exercise asks for, as a reader would write it: a real number (int, float, numpy
+        scalar, 0-d array or tensor); a list, tuple, numpy array or torch tensor of real numbers,
+        of the shape asked (complex entries only where eigenvalues are asked: their angles are
+        compared); a function (called on a few arguments, its results compared); a choice, as a
+        string (``"no"``, or True/False for a yes-or-no question); or a tuple of these where the
+        exercise asks for several answers. The unanswered placeholder ``...`` prints the fixed
+        message of an unanswered exercise. Numbers are compared within the tolerance the verdict
+        states (exactly for whole numbers and choices); angles up to whole turns, written in
+        (-pi, pi] or in [0, 2 pi).
 
     Returns
     -------
     bool
         True if the answer is right; False if it is wrong, unanswered (``...``) or of the wrong
-        kind (a string where a number is asked, a function that raises, …), each with its
-        message printed, never a traceback from inside the package.
+        kind (a string where a number is asked, complex entries where real ones are, a function
+        that raises, …), each with its message printed, never a traceback or a warning from
+        inside the package (a reader's function may still warn).
 
     Raises
     ------
@@ -84,6 +91,11 @@ def check(exercise: str, answer: Any) -> bool:
     ex-first-return: right, 22 (checked exactly).
     22 is just above 7 pi (22/7 is the schoolbook value of pi): sin(22) = -0.0089.
     True
+    >>> import numpy as np
+    >>> check("ex-decoding-without-offset", np.zeros((1, 5, 16)))
+    ex-decoding-without-offset: not yet: expected an array of shape (5, 16), got (1, 5, 16).
+    Only axes of size 1 differ: [0] or .squeeze() drops them.
+    False
     """
     return feedback.verdict(exercise, answer)
 
@@ -91,9 +103,9 @@ def check(exercise: str, answer: Any) -> bool:
 def hint(exercise: str) -> None:
     """Print the exercise's next hint: the first at the first call, then the next at each call, then round again.
 
-    A wrong answer that :func:`check` does not recognise shows the first hint already, so the next
-    call of `hint` gives the second. Hints are counted per exercise for the Python session (a
-    notebook's kernel).
+    A wrong answer that :func:`check` does not recognise shows the hint that fits the part answered
+    already (the first hint, or a later one for a later part), so the next call of `hint` gives the
+    one after it. Hints are counted per exercise for the Python session (a notebook's kernel).
 
     Parameters
     ----------

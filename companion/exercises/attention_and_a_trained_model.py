@@ -57,7 +57,8 @@ ALIBI_RECENCY = Exercise(
                       "favour offset 2. Compute attention.best_mix_margin(profiles, 2)."),
               Mistake("the margin taken for a head that copies", lambda: ("no", "yes"),
                       "The best mix beats every other offset by about 0.014 of its weight: a head that "
-                      "copies, like the one built from R(2), does by 0.99."))),
+                      "copies, like the one built from R(2), does by 0.99.")),
+             first_hint=2),
     ),
     hints=(
         "With equal contents the score of key s is -m (p - s): which s maximises it?",
@@ -112,7 +113,7 @@ def _first_token_read(query: int, causal: bool, tokens: int = 8) -> float:
 CAUSAL_COUNT = Exercise(
     "ex-causal-count", CHAPTER,
     parts=(
-        Part("(the value the query at position 3 reads with the mask, the same without it), 8 tokens",
+        Part("over 8 tokens, (the value the query at position 3 reads with the mask, the same without it)",
              Several((Number("a weight", atol=1e-9),) * 2, ("causal", "without the mask")),
              lambda: (_first_token_read(3, True), _first_token_read(3, False)),
              "With the mask, position 3 sees 4 keys (0 to 3) with equal scores: 1/4 on the first. "

@@ -16,19 +16,34 @@ ANGLES = np.linspace(0.1, 6.2, 13)
 
 
 def _commutes(matrix: np.ndarray) -> bool:
-    matrix = np.asarray(matrix, dtype=float)
-    return matrix.shape == (2, 2) and all(
-        np.allclose(rotation_matrix(theta, 2).T @ matrix @ rotation_matrix(theta, 2), matrix, rtol=0, atol=1e-9)
-        for theta in ANGLES)
+    """True if the real 2 x 2 `matrix` commutes with the rotations of ANGLES (the checker refuses complex ones)."""
+    if matrix.shape != (2, 2):
+        return False
+    with np.errstate(all="ignore"):  # entries near the float64 limit overflow: then it does not commute
+        return all(np.allclose(rotation_matrix(theta, 2).T @ matrix @ rotation_matrix(theta, 2), matrix,
+                               rtol=0, atol=1e-9) for theta in ANGLES)
+
+
+def _multiple_of_identity(matrix: np.ndarray) -> bool:
+    return matrix.shape == (2, 2) and np.allclose(matrix, matrix[0, 0] * np.eye(2), rtol=0, atol=1e-9)
 
 
 class _CommutingBlock(Array):
-    """A 2 x 2 matrix that is right when it commutes with every rotation and is not a multiple of I."""
+    """A real 2 x 2 matrix that is right when it commutes with every rotation and is not a multiple of I.
+
+    The expected answer is the property itself (a string). A known mistake that is a multiple of I
+    stands for every multiple of I (I, 3 I, the zero matrix): they all commute, and all are excluded.
+    """
 
     def matches(self, value, expected) -> bool:
         if isinstance(expected, str):  # the expected "answer" is the property itself
-            return value.shape == (2, 2) and _commutes(value) and not np.allclose(value, value[0, 0] * np.eye(2))
+            return _commutes(value) and not _multiple_of_identity(value)
+        if _multiple_of_identity(np.asarray(expected)):
+            return _multiple_of_identity(value)
         return super().matches(value, expected)
+
+    def expected_shape(self, expected) -> tuple[int, int]:
+        return (2, 2)
 
     def show(self, value) -> str:
         return "a block a I + b J" if isinstance(value, str) else super().show(value)
@@ -45,7 +60,12 @@ RELATIVE_TERMS = Exercise(
              lambda: "commutes with every rotation",
              "Such a block is a I + b J, J the quarter turn: pair i then contributes a_i cos omega_i (s - p) "
              "+ b_i sin omega_i (s - p), a function of the offset alone.",
-             (Mistake("a diagonal block with unequal entries", lambda: np.diag([1.0, 2.0]),
+             (Mistake("a multiple of I: it commutes with every rotation, but the exercise asks for one "
+                      "that is not", lambda: np.eye(2),
+                      "With M_ii = a I (a = 0 too), pair i adds a cos omega_i (s - p): the raw similarity, "
+                      "weighted. Which other 2 x 2 matrices commute with the quarter turn rho(pi / 2) = "
+                      "[[0, 1], [-1, 0]]?"),
+              Mistake("a diagonal block with unequal entries", lambda: np.diag([1.0, 2.0]),
                       "diag(a, b) with a != b adds a multiple of cos omega_i (p + s): write out "
                       "rho(pi/2)^T M rho(pi/2)."),
               Mistake("a reflection", lambda: np.array([[1.0, 0.0], [0.0, -1.0]]),
@@ -137,7 +157,7 @@ def _beyond() -> str:
 NOPE_BEYOND = Exercise(
     "ex-nope-beyond", CHAPTER,
     parts=(
-        Part("beyond L, NoPE's copying: " + ", ".join(map(repr, BEYOND)),
+        Part("beyond L, NoPE's copying accuracy",
              Choice(BEYOND, aliases=(("chance", BEYOND[0]), ("between", BEYOND[2])),
                     what="one of " + ", ".join(map(repr, BEYOND))),
              _beyond,
@@ -154,7 +174,8 @@ NOPE_BEYOND = Exercise(
              (Mistake("the accuracy at 2L", lambda: _order_blind(2),
                       "4L is positions 2L to 4L - 1, 32 to 63."),
               Mistake("chance", lambda: 1 / 16,
-                      "The order-blind model does better than chance: compute order_blind_accuracy."))),
+                      "The order-blind model does better than chance: compute order_blind_accuracy.")),
+             first_hint=2),
     ),
     hints=(
         "A model without positions knows which tokens came before, not their order. What is its best guess?",

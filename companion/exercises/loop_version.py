@@ -132,7 +132,8 @@ ROW_NORM = Exercise(
                       "np.linalg.norm gives the norm; the sum of squares is its square."),
               Mistake("the doubled exponent, 2j / d_model for column j",
                       lambda: _norms(_own_exponent_table(1000, 512, exponent_scale=2.0)),
-                      "The faulty loop uses j / d_model, the column's own index over the width, not 2j."))),
+                      "The faulty loop uses j / d_model, the column's own index over the width, not 2j.")),
+             first_hint=1),
     ),
     hints=(
         "Each pair contributes sin^2(a) + cos^2(b) to the squared norm. When is that 1?",
@@ -213,7 +214,7 @@ def _trend() -> str:
 SIMILARITY_WIDTH = Exercise(
     "ex-similarity-width", CHAPTER,
     parts=(
-        Part("'much larger', 'much smaller' or 'about the same'",
+        Part("the similarity of positions 2 and 10 at d_model = 64 and 4096, beside 0.7225 at 512",
              Choice(("much larger", "much smaller", "about the same"), aliases=(("same", "about the same"),
                                                                                  ("larger", "much larger"),
                                                                                  ("smaller", "much smaller")),
@@ -240,7 +241,8 @@ SIMILARITY_WIDTH = Exercise(
                       "Divide the dot product by the norms, sqrt(d_model / 2) each (cosine_similarity does)."),
               Mistake("the integral, the limit of very wide tables, twice",
                       lambda: (_similarity(2**16),) * 2,
-                      "The integral is what the similarity tends to; compute the two widths' own values."))),
+                      "The integral is what the similarity tends to; compute the two widths' own values.")),
+             first_hint=2),
     ),
     hints=(
         "The similarity is the mean over the pairs of cos(8 omega_i). What does a wider table change "

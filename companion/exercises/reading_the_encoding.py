@@ -20,8 +20,7 @@ def _distance_per_root_width(d_model: int = WIDTH) -> float:
 NEIGHBOUR_DISTANCE = Exercise(
     "ex-neighbour-distance", CHAPTER,
     parts=(
-        Part("how |PE(p + 1) - PE(p)| grows with d_model: 'like sqrt(d_model)', 'like d_model', 'like log(d_model)' "
-             "or 'not at all'",
+        Part("how |PE(p + 1) - PE(p)| grows with d_model",
              Choice(("like sqrt(d_model)", "like d_model", "like log(d_model)", "not at all"),
                     aliases=(("sqrt", "like sqrt(d_model)"), ("linearly", "like d_model")),
                     what="one of 'like sqrt(d_model)', 'like d_model', 'like log(d_model)', 'not at all'"),
@@ -33,7 +32,7 @@ NEIGHBOUR_DISTANCE = Exercise(
               Mistake("a guess that the distance is fixed", lambda: "not at all",
                       "Each pair adds 2 (1 - cos omega_i) to the squared distance; more pairs add more."))),
         Part("the constant distance / sqrt(d_model) for wide tables",
-             Number("a constant", atol=0.001), _distance_per_root_width,
+             Number("a constant", atol=0.001, near=0.01), _distance_per_root_width,
              "sqrt(C / ln 10000) with C = 0.2398: 0.1614, reached at width 16,384.",
              (Mistake("the square root forgotten", lambda: _distance_per_root_width() ** 2,
                       "That is the squared distance over d_model; take the square root."),

@@ -5,7 +5,8 @@ function, a tuple of these); :func:`~companion.exercises.check` picks the part b
 answer given. Each part knows how to compute its expected answer with the companion, the one-line
 reason it is right, and the mistakes it recognises, each computed too (the table with the doubled
 exponent, the rotation transposed, …) with what to look at again. Values are computed on first use
-and kept.
+and kept. The exercise's hints are one list, which :func:`~companion.exercises.hint` goes through;
+each part names the hint that fits it first.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Part:
     compute: Callable[[], Any]  # the expected answer, computed by the companion
     reason: str  # why it is right, in one line
     mistakes: tuple[Mistake, ...] = ()
+    first_hint: int = 0  # the exercise's hint that fits this part first (its index), shown with a wrong answer
 
     @functools.cached_property
     def expected(self) -> Any:
@@ -90,6 +92,8 @@ def register(*exercises: Exercise) -> None:
         families = [part.kind.family for part in exercise.parts]
         if len(set(families)) != len(families):
             raise ValueError(f"exercise {exercise.label!r} has two parts that take the same kind of answer")
+        if any(not 0 <= part.first_hint < len(exercise.hints) for part in exercise.parts):
+            raise ValueError(f"exercise {exercise.label!r} has a part whose first hint is not one of its hints")
         _EXERCISES[exercise.label] = exercise
 
 

@@ -53,7 +53,8 @@ BROADCAST_IDS = Exercise(
                                                                                 np.shape(ids)), d)),
                       "Packed sequences restart at 0: use the ids themselves, ids[..., None] * omega."),
               Mistake("ids off by one", lambda: _outputs(lambda ids, d: _from_ids(np.asarray(ids) + 1, d)),
-                      "An id is the position itself: id 0 is encoded as PE(0) = (0, 1, 0, 1, ...)."))),
+                      "An id is the position itself: id 0 is encoded as PE(0) = (0, 1, 0, 1, ...).")),
+             first_hint=1),
     ),
     hints=(
         "ids[..., None] has shape (batch, seq_len, 1); omega = angular_frequencies(d_model) has shape "
@@ -101,7 +102,7 @@ def _error_bound(position: float = P, bits: int = 24) -> float:
 EXP_LOG_FORMS = Exercise(
     "ex-exp-log-forms", CHAPTER,
     parts=(
-        Part("a relative error in omega_i gives an angle error that is 'fixed' or 'grows with p'",
+        Part("the angle error that a relative error in omega_i gives, as the position p grows",
              Choice(("fixed", "grows with p"), aliases=(("grows", "grows with p"),), what="'fixed' or 'grows with p'"),
              lambda: "grows with p" if _frequency_error(10**6) > 100 * _frequency_error(10**2) else "fixed",
              "The angle is p omega_i: a relative error epsilon in omega_i is an absolute error p omega_i "
@@ -116,7 +117,8 @@ EXP_LOG_FORMS = Exercise(
               Mistake("float64's epsilon", lambda: _error_bound(bits=53),
                       "The exercise asks about float32, 24 significant bits: epsilon up to 2^-24."),
               Mistake("bfloat16's epsilon", lambda: _error_bound(bits=8),
-                      "The exercise asks about float32, 24 significant bits: epsilon up to 2^-24."))),
+                      "The exercise asks about float32, 24 significant bits: epsilon up to 2^-24.")),
+             first_hint=1),
     ),
     hints=(
         "b^x = e^(x ln b): the two forms are one number. What does a relative error in omega_i do to "

@@ -41,7 +41,7 @@ def _permuted_softmax() -> str:
 EQUIVARIANCE = Exercise(
     "ex-equivariance", CHAPTER,
     parts=(
-        Part("the proof's step: softmax(P S P^T), the weights of PX, as one of " + ", ".join(map(repr, PRODUCTS)),
+        Part("the proof's step: softmax(P S P^T), the weights of PX, as a product of P, softmax(S) and P^T",
              Choice(PRODUCTS, aliases=tuple((name.replace(" ", "@").replace("^T", ".T"), name) for name in PRODUCTS),
                     what="one of " + ", ".join(map(repr, PRODUCTS))),
              _permuted_softmax,

@@ -9,6 +9,7 @@ cells. The chapter's first code cell that imports from ``companion`` gets
 the chapter afterwards, so that the cells hold the message an unanswered check prints.
 
 Usage: python tools/add_answer_cells.py notebooks/NN_name.ipynb [...]
+       python tools/add_answer_cells.py --refresh notebooks/NN_name.ipynb [...]   (rewrite the comments only)
 """
 
 from __future__ import annotations
@@ -26,11 +27,17 @@ IMPORT = "from companion.exercises import check, hint"
 EXERCISE = re.compile(r"```\{exercise\}[^\n]*\n:label: ([\w-]+)\n.*?\n```\n?", re.S)
 
 
+def comment(part) -> str:
+    """The lines that say what to write: the part's question and the kind of answer, wrapped to the code column."""
+    text = re.sub(r"(?<!\w)'[^']*'", lambda quoted: quoted.group(0).replace(" ", "\u00a0"),  # a quoted choice stays whole
+                  f"Your answer: {part.asks} ({part.kind.brief}).")
+    return "\n".join(f"# {line}" for line in textwrap.wrap(text, 77)).replace("\u00a0", " ")
+
+
 def answer_cells(exercise) -> list:
     cells = []
     for part in exercise.parts:
-        comment = textwrap.wrap(f"Your answer: {part.asks} ({part.kind.brief}).", 77)
-        source = "\n".join(f"# {line}" for line in comment) + f'\nanswer = ...\ncheck("{exercise.label}", answer)'
+        source = comment(part) + f'\nanswer = ...\ncheck("{exercise.label}", answer)'
         cell = nbformat.v4.new_code_cell(source)
         cell["id"] = uuid.uuid4().hex[:8]
         cells.append(cell)
@@ -73,6 +80,31 @@ def add(path: str) -> list[str]:
     return added
 
 
+ANSWER_CELL = re.compile(r'\A(?:#[^\n]*\n)+answer = \.\.\.\ncheck\("([\w-]+)", answer\)\Z')
+
+
+def refresh(path: str) -> list[str]:
+    """Rewrite the comment of every answer cell from the registry (its part's question, as worded now)."""
+    notebook = nbformat.read(path, as_version=4)
+    exercises, parts, changed = all_exercises(), {}, []
+    for cell in notebook.cells:
+        match = ANSWER_CELL.match(cell.source) if cell.cell_type == "code" else None
+        if not match:
+            continue
+        label = match.group(1)
+        index = parts[label] = parts.get(label, -1) + 1
+        source = comment(exercises[label].parts[index]) + f'\nanswer = ...\ncheck("{label}", answer)'
+        if source != cell.source:
+            cell.source = source
+            changed.append(f"{label} part {index + 1}")
+    nbformat.write(notebook, path)
+    return changed
+
+
 if __name__ == "__main__":
-    for argument in sys.argv[1:]:
-        print(argument, "answer cells for:", ", ".join(add(argument)) or "none needed")
+    if sys.argv[1:2] == ["--refresh"]:
+        for argument in sys.argv[2:]:
+            print(argument, "comments rewritten:", ", ".join(refresh(argument)) or "none")
+    else:
+        for argument in sys.argv[1:]:
+            print(argument, "answer cells for:", ", ".join(add(argument)) or "none needed")

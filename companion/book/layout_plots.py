@@ -100,7 +100,7 @@ def plot_layouts(seq_len: int = 24, d_model: int = 16, *, axes=None):
     if seq_len == 0:
         raise ValueError("seq_len must be a positive integer, got 0")
     if axes is None:
-        figure, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained", sharey=True)
+        figure, axes = plt.subplots(1, 2, figsize=(8, 3.8), layout="constrained", sharey=True)
     elif len(axes) != 2:
         raise ValueError(f"axes must be two Axes (interleaved, concatenated), got {len(axes)}")
     positions = np.arange(seq_len)

@@ -415,7 +415,7 @@ def plot_columns(positions, d_model: int, pairs, *, base: float = 10_000.0, ax=N
     ax.set_xlabel("position p")
     ax.set_ylabel("sin ω_i p (no unit)")
     ax.set_title(f"Sine columns of a few pairs, d_model = {d_model}")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize="small", loc="lower left")
     return ax
 
 
@@ -605,7 +605,7 @@ def plot_frequencies(
     ax.set_ylabel("angular frequency ω_i (radians per position)" if quantity == "angular_frequency"
                   else "wavelength 2π/ω_i (positions)")
     ax.set_title(f"{'Angular frequencies' if quantity == 'angular_frequency' else 'Wavelengths'}, d_model = {d_model}")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize="small")
     return ax
 
 
@@ -748,7 +748,7 @@ def plot_similarity_by_offset(
     ax.set_xlabel("offset k (positions)")
     ax.set_ylabel("cosine similarity")
     ax.set_title(f"Similarity of PE(p) and PE(p + k), d_model = {d_model}, base = {base:,.0f}")
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize="small", loc="lower left")
     return ax
 
 
@@ -802,7 +802,7 @@ def plot_frequency_scaling(d_model: int, scaled, *, base: float = 10_000.0, ax=N
     ax.set_xlabel(f"pair index i (0 to {omega.size - 1}): fast pairs left, slow pairs right")
     ax.set_ylabel("new frequency / original frequency")
     ax.set_title(f"Which clocks each recipe slows, d_model = {d_model}, base = {base:,.0f}")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize="small")
     return ax
 
 
@@ -857,9 +857,9 @@ def plot_nearest_distances(max_lens, curves, *, ax=None):
             ax.loglog(max_lens[zeros], np.full(zeros.sum(), floor), marker="v", ms=10, ls="none",
                       color=line.get_color(), label=f"{label}: distance 0 (drawn at the bottom edge)")
             ax.annotate("distance 0: two positions,\none vector", (max_lens[zeros][0], floor), xytext=(-10, 12),
-                        textcoords="offset points", ha="right", fontsize=8, color=line.get_color())
+                        textcoords="offset points", ha="right", fontsize="small", color=line.get_color())
     ax.set_xlabel("table length max_len (positions)")
     ax.set_ylabel("distance between the two closest encodings")
     ax.set_title("How far apart the encodings of different positions stay")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize="small")
     return ax

@@ -104,31 +104,39 @@ NOPE_ENCODER = Exercise(
     ),
 )
 
-def _first_token_read(query: int, causal: bool, tokens: int = 8) -> float:
-    """What a uniform head reads at ``query`` when the first of ``tokens`` carries 1 and the others 0."""
-    values = np.eye(tokens)[0]
+#: The tokens that carry the value 1 in ex-causal-count (the others carry 0), among 8.
+MARKED = (0, 2)
+
+
+def _marked_read(query: int, *, causal: bool = True, own: bool = True, marked=MARKED, tokens: int = 8) -> float:
+    """What a uniform head reads at `query` when the tokens `marked` carry 1; `own=False` leaves the query out."""
+    values = np.isin(np.arange(tokens), marked).astype(float)
+    if not own:  # the mistake: the query does not count itself
+        return float(values[:query].mean())
     return float(attention_weights(np.zeros((tokens, tokens)), causal=causal)[query] @ values)
 
 
 CAUSAL_COUNT = Exercise(
     "ex-causal-count", CHAPTER,
     parts=(
-        Part("over 8 tokens, (the value the query at position 3 reads with the mask, the same without it)",
-             Several((Number("a weight", atol=1e-9),) * 2, ("causal", "without the mask")),
-             lambda: (_first_token_read(3, True), _first_token_read(3, False)),
-             "With the mask, position 3 sees 4 keys (0 to 3) with equal scores: 1/4 on the first. "
-             "Without it, every query sees all 8: 1/8, whatever its position.",
-             (Mistake("the query left out of its own keys", lambda: (1 / 3, _first_token_read(3, False)),
+        Part("over 8 tokens, positions 0 and 2 carrying 1, (the value the query at position 3 reads, "
+             "the value the query at position 7 reads), with the mask",
+             Several((Number("a weight", atol=1e-9),) * 2, ("position 3", "position 7")),
+             lambda: (_marked_read(3), _marked_read(7)),
+             "Position 3 sees the 4 keys 0 to 3 with equal weights, two of them carrying 1: 2/4; position "
+             "7 sees 8: 2/8. The head reads (number of marked tokens seen)/(p + 1).",
+             (Mistake("the query left out of its own keys", lambda: (_marked_read(3, own=False), _marked_read(7, own=False)),
                       "A causal query sees the keys 0 to p, itself included: p + 1 of them."),
-              Mistake("the mask kept in both", lambda: (_first_token_read(3, True),) * 2,
-                      "Without the mask the query at position 3 also sees the keys 4 to 7."),
-              Mistake("the mask forgotten in both", lambda: (_first_token_read(3, False),) * 2,
-                      "With the mask the query at position 3 sees only the keys 0 to 3."))),
+              Mistake("only the first marked token counted", lambda: (_marked_read(3, marked=(0,)), _marked_read(7, marked=(0,))),
+                      "Position 2 carries 1 too, and both queries see it: two of the keys carry 1."),
+              Mistake("the mask forgotten", lambda: (_marked_read(3, causal=False), _marked_read(7, causal=False)),
+                      "With the mask the query at position 3 sees only the keys 0 to 3, not all 8."))),
     ),
     hints=(
         "Equal scores give equal weights: each key seen gets 1 over the number of keys seen.",
-        "How many keys does the query at position 3 see with the causal mask? Without it?",
-        "attention.attention_weights(np.zeros((8, 8)), causal=True)[3] gives the weights.",
+        "How many keys does the query at position 3 see with the causal mask, and how many of them carry 1?",
+        "values = np.isin(np.arange(8), [0, 2]); attention.attention_weights(np.zeros((8, 8)), causal=True) "
+        "@ values gives every position's value.",
     ),
 )
 

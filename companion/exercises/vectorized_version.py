@@ -109,7 +109,8 @@ EXP_LOG_FORMS = Exercise(
              "epsilon in the angle.",
              (Mistake("a relative error taken for an absolute one", lambda: "fixed",
                       "The angle p omega_i multiplies the error by p."),)),
-        Part("how large the angle error is at p = 10^5 in float32, in radians (its order of magnitude)",
+        Part("how large the angle error is at p = 10^5 in float32, in radians, from one rounding of omega_i "
+             "(one significant figure)",
              Number("an angle error in radians", rtol=0.6), _error_bound,
              "About 10^5 * 6e-8 = 6e-3 radians for the fast pairs, in either form.",
              (Mistake("epsilon alone, without the factor p", lambda: 2.0**-24,
@@ -117,7 +118,10 @@ EXP_LOG_FORMS = Exercise(
               Mistake("float64's epsilon", lambda: _error_bound(bits=53),
                       "The exercise asks about float32, 24 significant bits: epsilon up to 2^-24."),
               Mistake("bfloat16's epsilon", lambda: _error_bound(bits=8),
-                      "The exercise asks about float32, 24 significant bits: epsilon up to 2^-24.")),
+                      "The exercise asks about float32, 24 significant bits: epsilon up to 2^-24."),
+              Mistake("two roundings counted", lambda: 2 * _error_bound(),
+                      "Right as a bound for the whole angle (omega_i and the product are each rounded); "
+                      "the exercise asks for one rounding of omega_i: p * 2^-24.")),
              first_hint=1),
     ),
     hints=(

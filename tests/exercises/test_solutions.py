@@ -71,7 +71,7 @@ SOLUTIONS = {
     "ex-rotation-eigenvalues": [eigenvalue_angles(), "pairs 0 and 1"],
     "ex-far-position-same-encoding": ["no", 596_274],
     "ex-relative-terms": [np.array([[2.0, 0.5], [-0.5, 2.0]])],
-    "ex-causal-count": [(1 / 4, 1 / 8)],
+    "ex-causal-count": [(2 / 4, 2 / 8)],
     "ex-alibi-recency": [7, ("no", "barely")],
     "ex-nope-encoder": ["no"],
     "ex-nope-beyond": ["in between", 0.135],

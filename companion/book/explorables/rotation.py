@@ -171,7 +171,7 @@ def _stand_in(start, rotated, shifted, omega, position: int, offset: int):
     from matplotlib.figure import Figure
 
     pairs = start.size // 2
-    figure = Figure(figsize=(1.9 * pairs + 0.5, 4.8), layout="constrained")
+    figure = Figure(figsize=(min(1.9 * pairs + 0.5, 8.0), 4.8), layout="constrained")
     top, bottom = figure.subfigures(2, 1, height_ratios=[1.4, 1])
     circle = np.linspace(0, 2 * np.pi, 200)
     for pair, ax in enumerate(top.subplots(1, pairs)):
@@ -188,10 +188,10 @@ def _stand_in(start, rotated, shifted, omega, position: int, offset: int):
         ax.set_ylim(-1.2, 1.2)
         ax.set_xticks([-1, 0, 1])
         ax.set_yticks([-1, 0, 1], labels=None if pair == 0 else [])
-        ax.set_xlabel("sin", fontsize=8)
-        ax.set_ylabel("cos" if pair == 0 else "", fontsize=8)
-        ax.set_title(f"pair {pair}: turned by {omega[pair] * offset:.3g} rad", fontsize=9)
-    top.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8)
+        ax.set_xlabel("sin", fontsize=9)
+        ax.set_ylabel("cos" if pair == 0 else "", fontsize=9)
+        ax.set_title(f"pair {pair}: turned by {omega[pair] * offset:.3g} rad", fontsize=10)
+    top.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=9)
     ax = bottom.subplots()
     columns = np.arange(start.size)
     ax.bar(columns, rotated, color="#555", label=f"R({offset}) PE({position})")
@@ -201,5 +201,5 @@ def _stand_in(start, rotated, shifted, omega, position: int, offset: int):
     ax.set_xticks(columns)
     ax.set_xlabel(f"column (0 to {start.size - 1})")
     ax.set_ylabel("value")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=9, loc="lower right")
     return figure

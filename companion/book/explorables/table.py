@@ -180,7 +180,7 @@ def _stand_in(first: np.ndarray, d_model: int, base: float, wave_len: int):
 
     from ..plotting import plot_columns, plot_heatmap
 
-    figure = Figure(figsize=(12, 4), layout="constrained")
+    figure = Figure(figsize=(8, 3.6), layout="constrained")
     left, right = figure.subplots(1, 2, width_ratios=[1, 1.25])
     plot_heatmap(first, ax=left, title=f"The table: {d_model} columns, base {base:,.0f}")
     plot_columns(np.arange(wave_len + 1), d_model, column_pairs(d_model), base=base, ax=right)

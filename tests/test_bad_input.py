@@ -109,7 +109,7 @@ def test_loop_seq_len_must_be_a_count(seq_len, error):
 
 @pytest.mark.parametrize(
     "kwargs, message",
-    [({"max_len": 0}, "max_len must be a positive integer"), ({"max_len": 3.0}, "max_len must be a non-negative"),
+    [({"max_len": 0}, "max_len must be a positive integer"), ({"max_len": 3.0}, "max_len must be a positive integer"),
      ({"max_len": 4, "dropout": 1.0}, r"dropout must be a probability in \[0, 1\)"),
      ({"max_len": 4, "dropout": -0.1}, "dropout must be a probability")],
 )

@@ -22,7 +22,6 @@ from .._checks import (  # noqa: E402
     Layout,
     Spacing,
     check_base,
-    check_count,
     check_d_model,
     check_last_dim,
     check_layout,
@@ -37,6 +36,7 @@ from .torch_table import (  # noqa: E402
     consecutive_table,
     frequencies,
     pairs_to_table,
+    reads_values,
     tracing,
 )
 
@@ -52,6 +52,19 @@ _TABLE_SETTINGS = ("d_model", "base", "layout", "spacing", "scale")
 # The dtypes of position ids (bool, a mask, is refused)
 _INTEGER_DTYPES = frozenset({torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.uint16,
                              torch.uint32, torch.uint64})
+
+# The messages of the checks in a graph traced by torch.compile/export: constants, as dynamo cannot format a symbolic
+# size into a string (and converts a torch._check message closure only if it holds constants)
+_TRACED_OFFSET_MESSAGE = (
+    "SinusoidalPositionalEncoding: positions (an offset) must keep every position within magnitude 2**53, so that "
+    "float64 holds them exactly: offset >= -2**53 and offset + seq_len - 1 <= 2**53")
+_TRACED_NEGATIVE_OFFSET_MESSAGE = (
+    "SinusoidalPositionalEncoding: positions (an offset) must be non-negative (build the layer with "
+    "allow_negative_positions=True to encode negative positions) and offset + seq_len - 1 at most 2**53, so that "
+    "float64 holds every position exactly")
+_TRACED_SHAPE_MESSAGE = (
+    "positions must have shape (seq_len,), (batch, seq_len) or (1, seq_len), with x's sequence length and batch "
+    "size (position ids are batch first, whatever batch_first says)")
 
 # Held while a cache of max_len=None grows, so that two threads calling forward do not both extend it.
 _GROWTH_LOCK = threading.Lock()
@@ -79,6 +92,18 @@ def _check_flag(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
     return value
+
+
+def _check_max_len(max_len: object) -> int | None:
+    """`max_len` as an int if it is a positive integer, or None (a cache that grows)."""
+    if max_len is None:
+        return None
+    allowed = "max_len must be a positive integer (or None for a cache that grows)"
+    if isinstance(max_len, bool) or not isinstance(max_len, numbers.Integral):
+        raise TypeError(f"{allowed}, got {max_len!r} of type {type(max_len).__name__}")
+    if max_len <= 0:
+        raise ValueError(f"{allowed}, got {max_len}")
+    return int(max_len)
 
 
 def _describe(settings: dict[str, Any]) -> str:
@@ -125,18 +150,6 @@ def _int64_ids(positions: torch.Tensor) -> torch.Tensor:
     (:meth:`SinusoidalPositionalEncoding._check_read` names them, the device-side assertion counts them negative).
     """
     return positions if positions.dtype == torch.int64 else positions.to(torch.int64)
-
-
-def _in_host_memory(tensor: torch.Tensor) -> bool:
-    """Whether `tensor` holds its values in host memory (on the CPU, not a vmap/grad wrapper): reading them waits
-    for no device.  Tensors on an accelerator are never read."""
-    return tensor.is_cpu and not torch._C._functorch.is_functorch_wrapped_tensor(tensor)
-
-
-def _reads_values(tensor: torch.Tensor) -> bool:
-    """Whether the values of `tensor` may be read: in host memory, in eager mode (not under torch.compile/export
-    or torch.jit.trace, which would freeze the value)."""
-    return not tracing(tensor) and _in_host_memory(tensor)  # tracing() first: dynamo cannot trace the other
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -201,11 +214,17 @@ class SinusoidalPositionalEncoding(nn.Module):
     ``torch.compile(fullgraph=True, dynamic=True)`` and ``torch.export`` trace every path
     (sequence lengths and offsets stay symbolic, past `max_len` too; the choice between the
     cache and computed rows is a ``torch.cond``); under them the cache does not grow and the
-    values of position ids are checked by an assertion in the graph.  An int offset given to ``torch.export`` is
+    values of position ids and offsets are checked by an assertion in the graph (a
+    ``RuntimeError`` that names the argument).  An int offset given to ``torch.export`` is
     specialised unless declared dynamic (``Dim.AUTO``): the program holds that offset and
-    refuses another; a 0-d tensor offset stays an input.  ``torch.func.vmap`` over position
+    refuses another; a 0-d tensor offset stays an input.  ``torch.export`` does not check the
+    dtype of its inputs: give the exported program position ids of the dtype they had when
+    it was exported (int64, say).  ``torch.func.vmap`` over position
     ids computes the rows.  Built on the meta device, the module holds no values until it is
-    materialised: ``module.to_empty(device=...)`` (which fills the table; so does any move).
+    materialised: by ``module.to_empty(device=...)`` or any move, which fill the table, or at
+    its first call with a tensor on another device, which builds the table on that tensor's
+    device (a model built on the meta device and loaded with ``load_state_dict(..., assign=True)``
+    leaves this layer's buffers, in no state dict, on the meta device until then).
     TorchScript (``torch.jit.script``) and ``torch.jit.trace`` are refused with a ``TypeError``.
 
     Parameters
@@ -292,9 +311,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     ) -> None:
         super().__init__()
         self.d_model = check_d_model(d_model)
-        if max_len is not None and check_count(max_len, "max_len") == 0:
-            raise ValueError("max_len must be a positive integer (or None for a cache that grows), got 0")
-        self.max_len = None if max_len is None else int(max_len)
+        self.max_len = _check_max_len(max_len)
         self.base = check_base(base)
         self.scale = _check_flag(scale, "scale")
         self.batch_first = _check_flag(batch_first, "batch_first")
@@ -557,16 +574,22 @@ class SinusoidalPositionalEncoding(nn.Module):
         return (f"positions must be non-negative, got {got}; Hugging Face pads some position ids with -1: mask "
                 f"them, or build the layer with allow_negative_positions=True to encode negative positions")
 
+    def _check_offset(self, offset: int, seq_len: int) -> None:
+        """Refuse an offset whose positions ``offset .. offset + seq_len - 1`` leave ``[-2**53, 2**53]`` (the bound
+        of position ids too), or go negative on a layer that refuses negative positions."""
+        if offset < -MAX_EXACT_POSITION or offset + seq_len - 1 > MAX_EXACT_POSITION:
+            raise ValueError(
+                f"positions (an offset) must keep every position within magnitude 2**53 = {MAX_EXACT_POSITION}, so "
+                f"that float64 holds them exactly (offset >= -2**53 and offset + seq_len - 1 <= 2**53), got offset "
+                f"{offset} for {seq_len} positions")
+        if offset < 0 and not self.allow_negative_positions:
+            raise ValueError(self._negative_message(f"offset {offset}"))
+
     def _run(self, offset: int, seq_len: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
         """Rows of positions ``offset .. offset + seq_len - 1``, shape (seq_len, d_model)."""
         if torch.compiler.is_compiling():
             return self._traced_run(offset, seq_len, dtype, device)
-        if abs(offset) > MAX_EXACT_POSITION - seq_len:
-            raise ValueError(
-                f"positions (an offset) must keep every position within magnitude 2**53 = {MAX_EXACT_POSITION}, so "
-                f"that float64 holds them exactly, got offset {offset} for {seq_len} positions")
-        if offset < 0 and not self.allow_negative_positions:
-            raise ValueError(self._negative_message(f"offset {offset}"))
+        self._check_offset(offset, seq_len)
         end, table = offset + seq_len, self.pe
         if offset >= 0 and device == table.device and dtype == table.dtype:
             table = table if end <= table.shape[0] else self._grown(end)
@@ -576,17 +599,20 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def _traced_run(self, offset: int, seq_len: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
         """:meth:`_run` under torch.compile/export: `offset` and `seq_len` may be symbolic, so no guard on them."""
-        if not self.allow_negative_positions:
-            if isinstance(offset, torch.SymInt):  # a run-time assertion in the graph, not a guard per offset
-                torch._check(offset >= 0, lambda: "positions must be non-negative, got a negative offset")
-            elif offset < 0:
-                raise ValueError(self._negative_message(f"offset {offset}"))
+        # Checked as a tensor, in the graph, whether the offset is symbolic or not: a guard on a symbolic size would
+        # narrow an exported program's dimensions (torch.export refuses a named Dim whose range a guard narrows),
+        # and dynamo cannot format a symbolic int into an error message.  The last position is compared as
+        # 2**53 + 1 - seq_len, which cannot wrap around as offset + seq_len can in int64
+        zero = torch.zeros((), dtype=torch.int64, device=device)
+        lowest = -MAX_EXACT_POSITION if self.allow_negative_positions else 0
+        first = zero + offset
+        torch._assert_async((first >= lowest) & (first <= MAX_EXACT_POSITION + 1 - seq_len),
+                            _TRACED_OFFSET_MESSAGE if lowest else _TRACED_NEGATIVE_OFFSET_MESSAGE)
         positions = offset + torch.arange(seq_len, device=device)
         if not self._cache_usable(dtype, device):
             return self._computed(positions, dtype, device)
         # inside the cache iff offset >= 0 and offset + seq_len <= cached, as a tensor (a bool would be
         # specialised on, and sizes may be symbolic): torch.cond traces both branches, no guard on the sizes
-        zero = torch.zeros((), dtype=torch.int64, device=device)
         inside = torch.minimum(zero + offset, self.pe.shape[0] - (zero + offset + seq_len)) >= 0
         return torch.cond(inside, self._gathered, self._computed_like_cache, (positions,))
 
@@ -656,11 +682,11 @@ class SinusoidalPositionalEncoding(nn.Module):
             if ids.device.type == "meta" or device.type == "meta":
                 raise ValueError(f"positions is on the {ids.device} device and x on the {device} device: pass "
                                  f"position ids with values, on x's device")
-            if not _reads_values(ids):
+            if not reads_values(ids):
                 ids = ids.to(device)
         if ids.device.type == "meta":
             return self._computed(ids, dtype, device)
-        if not _reads_values(ids):
+        if not reads_values(ids):
             return self._ids_on_device(ids, dtype, device)
         if ids.numel() == 0:
             return self._computed(ids.to(device), dtype, device)
@@ -684,7 +710,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             raise TypeError(f"positions must be an integer tensor of position ids (any integer dtype; bool is a mask, "
                             f"not positions), got dtype {positions.dtype}")
         ids = _int64_ids(positions)
-        if positions.dtype == torch.uint64 and _reads_values(positions) and bool((ids < 0).any()):
+        if positions.dtype == torch.uint64 and reads_values(positions) and bool((ids < 0).any()):
             raise ValueError(f"positions must have magnitude at most 2**53 = {MAX_EXACT_POSITION} so that float64 "
                              f"holds them exactly, got torch.uint64 values of 2**63 or more")
         return ids
@@ -705,7 +731,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             )
         positions = self._position_ids(positions)
         if positions.dim() == 0:  # an offset held in a tensor
-            if _reads_values(positions):  # in host memory: read it, then the offset's path (the cache's slice)
+            if reads_values(positions):  # in host memory: read it, then the offset's path (the cache's slice)
                 return self._run(int(positions), seq_len, dtype, device)
             # on an accelerator (or traced): never read, so no synchronisation; it becomes position ids
             return self._ids(positions + torch.arange(seq_len, device=positions.device), dtype, device)
@@ -718,8 +744,8 @@ class SinusoidalPositionalEncoding(nn.Module):
         else:
             raise ValueError(self._shape_message(positions, seq_len, batch))
         if torch.compiler.is_compiling():  # sizes may be symbolic: assert them, without a guard per value
-            for match in matches:
-                torch._check(match)
+            for match in matches:  # a constant message: dynamo cannot format symbolic sizes into a string
+                torch._check(match, lambda: _TRACED_SHAPE_MESSAGE)
         elif not all(matches):
             raise ValueError(self._shape_message(positions, seq_len, batch))
         return self._ids(positions, dtype, device)
@@ -756,7 +782,8 @@ class SinusoidalPositionalEncoding(nn.Module):
         For models that scale and add the encoding themselves, as Hugging Face's do
         (``inputs_embeds * embed_scale + embed_positions(...)``): the rows come from the cache
         or are computed, as in :meth:`forward`, with the same checks, under ``torch.compile``
-        and ``torch.export`` too.
+        and ``torch.export`` too.  A layer still on the meta device builds its table on the
+        device of `positions` at this call.
 
         Parameters
         ----------
@@ -780,7 +807,9 @@ class SinusoidalPositionalEncoding(nn.Module):
             is not a float dtype.
         ValueError
             If `positions` holds negative values (unless ``allow_negative_positions=True``) or
-            magnitudes beyond 2**53.
+            magnitudes beyond 2**53 (under ``torch.compile`` and ``torch.export``, a
+            ``RuntimeError`` from the assertion in the graph; on an accelerator, the device's
+            assertion).
 
         Examples
         --------
@@ -812,7 +841,8 @@ class SinusoidalPositionalEncoding(nn.Module):
         Parameters
         ----------
         x : Tensor, shape (batch, seq_len, d_model), or (seq_len, batch, d_model) if not batch_first
-            Token embeddings, a real floating dtype.
+            Token embeddings, a real floating dtype.  A layer still on the meta device builds
+            its table on `x`'s device at this call.
         positions : None, int, or Tensor of int, shape (), (seq_len,), (batch, seq_len) or (1, seq_len), optional
             None for ``0 .. seq_len - 1``; an int offset ``o`` (or a 0-d tensor holding it) for
             ``o .. o + seq_len - 1``; or each token's position, any integer dtype (int8 to
@@ -831,10 +861,19 @@ class SinusoidalPositionalEncoding(nn.Module):
             integer tensor (a bool tensor, a mask, is refused).
         ValueError
             If `x` is not 3-D, its last dimension is not `d_model`, `positions` has the wrong
-            shape, is on the meta device while `x` is not, holds a negative position (unless
-            allowed) or reaches beyond magnitude 2**53, or the layer is still on the meta
-            device while `x` is not.  Position ids on an accelerator are checked by the device
-            (``torch._assert_async``), without waiting for it: a bad id fails the device's stream.
+            shape, is on the meta device while `x` is not (or the reverse), holds a negative
+            position (unless allowed) or one beyond magnitude 2**53 (for an offset ``o``:
+            ``o + seq_len - 1`` above 2**53).  Position ids on an accelerator are checked by
+            the device (``torch._assert_async``), without waiting for it: a bad id fails the
+            device's stream.
+        RuntimeError
+            Under ``torch.compile`` and ``torch.export``, for the checks that the graph makes
+            (the values of position ids or of an offset; under ``torch.compile``, the ids'
+            shape): the message names `positions` and what is allowed.  (An eager
+            ``ValueError`` or ``TypeError`` raised while
+            ``torch.compile(fullgraph=True)`` traces reaches the caller as dynamo's
+            ``Unsupported: Observed exception``, a ``RuntimeError``, with the layer's message
+            under "Developer debug context".)
         """
         compiling = torch.compiler.is_compiling()
         # torch.jit.is_tracing() without its Python layer, as a decoding step is short (dynamo cannot trace it)

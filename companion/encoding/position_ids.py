@@ -10,7 +10,34 @@ require("torch")
 
 import torch  # noqa: E402
 
+from .._checks import MAX_EXACT_POSITION  # noqa: E402
+from .torch_table import reads_values  # noqa: E402
+
 __all__ = ["position_ids_from_input_ids"]
+
+# The largest id is padding_idx + past_key_values_length + seq_len: the layer encodes ids exactly up to 2**53
+_ALLOWED = ("past_key_values_length must be non-negative, and padding_idx + past_key_values_length + seq_len (the "
+            "largest position id) at most 2**53 so that every id stays an exact position")
+
+
+def _check_past_length(past_key_values_length: int | torch.Tensor, padding_idx: int, input_ids: torch.Tensor) -> None:
+    """Refuse a negative `past_key_values_length`, or one whose ids would pass 2**53 (and wrap in int64 further on).
+
+    Ints, and a 0-d tensor in host memory, raise a ValueError.  Otherwise (under torch.compile/export, where ints
+    and sizes may be symbolic, or a tensor on an accelerator) the check is an assertion on a tensor, in the graph
+    or on the device (``torch._assert_async``): no guard narrows an exported program's sizes, and no host waits
+    for a device.
+    """
+    past, seq_len = past_key_values_length, input_ids.shape[1]
+    if isinstance(past, torch.Tensor) and reads_values(past):
+        past = int(past)
+    if isinstance(past, torch.Tensor) or torch.compiler.is_compiling():
+        value = past if isinstance(past, torch.Tensor) else torch.zeros((), dtype=torch.int64,
+                                                                            device=input_ids.device) + past
+        torch._assert_async((value >= 0) & (value <= MAX_EXACT_POSITION - padding_idx - seq_len), _ALLOWED)
+    elif past < 0 or padding_idx + past + seq_len > MAX_EXACT_POSITION:
+        raise ValueError(f"{_ALLOWED}, got past_key_values_length={past} with padding_idx={padding_idx} and "
+                         f"seq_len={seq_len}")
 
 
 def position_ids_from_input_ids(
@@ -33,6 +60,8 @@ def position_ids_from_input_ids(
         The pad token's id (non-negative).
     past_key_values_length : int or 0-d integer Tensor, default 0
         Tokens already decoded (a key-value cache's length): added to the real tokens' ids.
+        Non-negative, and at most ``2**53 - padding_idx - seq_len``, so that every id stays
+        an exact position (the layer refuses ids beyond ``2**53``).
 
     Returns
     -------
@@ -44,7 +73,11 @@ def position_ids_from_input_ids(
         If `input_ids` is not an integer tensor (bool refused), `padding_idx` is not an int,
         or `past_key_values_length` is neither an int nor a 0-d integer tensor.
     ValueError
-        If `input_ids` is not 2-D, or `padding_idx` or an int `past_key_values_length` is negative.
+        If `input_ids` is not 2-D, `padding_idx` is negative, or `past_key_values_length` is
+        negative or above ``2**53 - padding_idx - seq_len``.  A tensor `past_key_values_length`
+        on an accelerator is checked by the device (``torch._assert_async``) without waiting for
+        it: a bad value fails the device's stream; under ``torch.compile``/``torch.export`` an
+        assertion in the graph checks it (a ``RuntimeError``).
 
     Examples
     --------
@@ -73,7 +106,6 @@ def position_ids_from_input_ids(
     elif isinstance(past_key_values_length, bool) or not isinstance(past_key_values_length, numbers.Integral):
         raise TypeError(f"past_key_values_length must be an int or a 0-d integer tensor, got "
                         f"{past_key_values_length!r} of type {type(past_key_values_length).__name__}")
-    elif past_key_values_length < 0:
-        raise ValueError(f"past_key_values_length must be non-negative, got {past_key_values_length}")
+    _check_past_length(past_key_values_length, padding_idx, input_ids)
     real = input_ids.ne(padding_idx).to(torch.int64)
     return (torch.cumsum(real, dim=1) + past_key_values_length) * real + int(padding_idx)

@@ -321,7 +321,7 @@ def consecutive_table(
     Parameters
     ----------
     start : int
-        First position; ``|start|`` and ``|start + seq_len|`` at most 2**53.
+        First position; ``|start|`` and ``|start + seq_len - 1|`` at most 2**53.
     seq_len : int
         Number of positions (non-negative).
     omega : Tensor, shape (d_model // 2,), dtype float64
@@ -349,7 +349,9 @@ def consecutive_table(
     half = omega.shape[0]
     table = _allocate(seq_len, 2 * half, dtype, omega.device)
     if seq_len < _SHORT_RUN:
-        positions = torch.arange(start, start + seq_len, dtype=torch.float64, device=omega.device)
+        # int64, then float64: a float64 arange counts its length in float64, which has no 2**53 + 1 (one row
+        # short for positions ending at 2**53)
+        positions = torch.arange(start, start + seq_len, device=omega.device).to(torch.float64)
         _place_columns(table, *anchored_rows(positions, omega), layout)
         return table
     first_anchor = start - start % ANCHOR_SPACING
@@ -428,6 +430,13 @@ def tracing(*tensors: torch.Tensor) -> bool:
     if torch.compiler.is_compiling() or torch.jit.is_tracing():
         return True
     return any(torch._C._functorch.is_functorch_wrapped_tensor(tensor) for tensor in tensors)
+
+
+def reads_values(tensor: torch.Tensor) -> bool:
+    """Whether the values of `tensor` may be read: in host memory (on the CPU, so reading waits for no device;
+    tensors on an accelerator are never read), in eager mode (not under torch.compile/export or torch.jit.trace,
+    which would freeze the value, nor inside vmap/grad)."""
+    return not tracing(tensor) and tensor.is_cpu  # tracing() first: dynamo cannot trace the other
 
 
 def torch_sinusoidal_encoding(

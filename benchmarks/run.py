@@ -46,7 +46,7 @@ import layer_speed as layer_benchmark  # benchmarks/layer_speed.py, beside this 
 from companion.book.benchmark import format_summary, summarize_processes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHAPTER_BUDGET_SECONDS = {"06_attention_and_a_trained_model": 90}
+CHAPTER_BUDGET_SECONDS = {"06_attention_and_a_trained_model": 90, "experiment_reports": 60}
 DEFAULT_CHAPTER_BUDGET_SECONDS = 30
 BOOK_BUDGET_SECONDS = 120
 TARGET_SIZE = (4096, 512)

@@ -11,6 +11,9 @@ a second anchor, the name in that module, so that every "[docs]" link of a sourc
 the documentation page has. What the reader sees, and the anchors other pages link to, do not change.
 """
 
+import re
+from pathlib import Path
+
 from sphinx import addnodes
 from sphinx.ext.viewcode import _get_full_modname
 
@@ -34,8 +37,22 @@ def _anchor_signatures_by_defining_module(app, doctree):
         signature["module"] = defining
 
 
+def _nest_submodules_inside_their_item(app, exception):
+    """viewcode's index of source pages puts a package's submodules in a list right inside the list
+    (``</li><ul>…</ul>``), which HTML does not allow (axe-core's rule "list"); move each such list into
+    the item before it, where it belongs."""
+    index = Path(app.outdir) / "_modules" / "index.html"
+    if exception is not None or app.builder.format != "html" or not index.is_file():
+        return
+    text = index.read_text(encoding="utf-8")
+    fixed = re.sub(r"</li>\n(<ul>(?:(?!<ul>).)*?</ul>)", r"\n\1</li>", text, flags=re.S)
+    if fixed != text:
+        index.write_text(fixed, encoding="utf-8")
+
+
 def setup(app):
     app.setup_extension("sphinx.ext.viewcode")
     # Before viewcode's own doctree-read handler (priority 500).
     app.connect("doctree-read", _anchor_signatures_by_defining_module, priority=400)
+    app.connect("build-finished", _nest_submodules_inside_their_item)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

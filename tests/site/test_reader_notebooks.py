@@ -144,13 +144,24 @@ def test_every_solution_stays_out_of_sight_until_asked_for(notebook):
     for position in headings.values():
         cell = reader["cells"][position]
         level = len(re.match(r"(#+) Solution to ", "".join(cell["source"])).group(1))
+        unnumbered = not any(re.match(r"#+ \d", text) for text in markdown_cells(READER_NOTEBOOKS / notebook.name))
         # The folded section runs to the next heading of its level or above: only the solution is in it.
         following = [("".join(other["source"]) if other["cell_type"] == "markdown" else "")
                      for other in reader["cells"][position + 1:]]
         end = next((index for index, text in enumerate(following)
                     if (match := re.match(r"(#+) ", text)) and len(match.group(1)) <= level), len(following))
         assert end > 0 and not any(re.match(r"#+ ", text) for text in following[:end])
-        assert end == len(following) or re.match(r"#+ (Exercise|References|\d)", following[end])
+        assert end == len(following) or re.match(r"#+ (Exercise|References|\d)", following[end]) or (
+            unnumbered and solutions_end_at_a_boundary(notebook))
+
+
+def solutions_end_at_a_boundary(notebook: Path) -> bool:
+    """In the book's notebook, what follows each gated solution's end is a heading, a label, an exercise or
+    the end: so a folded solution that runs to the next heading holds nothing else (a page whose headings
+    have no numbers, with its exercises among its sections, is checked this way)."""
+    text = "\n\n".join(markdown_cells(notebook))
+    after = [text[match.end():].lstrip() for match in re.finditer(r"^`{3,}\{solution-end\}\n`{3,}", text, re.MULTILINE)]
+    return all(rest == "" or re.match(r"#|\(|`{3,}\{(exercise|solution)", rest) for rest in after)
 
 
 def ids_of(page: Path) -> set[str]:

@@ -107,7 +107,7 @@ def draw_encoding_entry(ax=None):
         ax.annotate("", xy=_edge_point(end, towards=start), xytext=_edge_point(start, towards=end),
                     arrowprops=dict(arrowstyle="-|>", color="black", linewidth=1.2, shrinkA=0, shrinkB=0))
     ax.text(6.95, 0.55, "a fixed table:\nthe same for every\nsequence length", ha="left", va="center",
-            fontsize=9, style="italic", color="#444444")
+            fontsize=10, style="italic", color="#444444")
     ax.set_xlim(-0.05, 9.95)
     ax.set_ylim(0.0, 2.55)
     ax.set_aspect("equal")

@@ -30,7 +30,7 @@ GLANCE_POSITIONS, GLANCE_D_MODEL = 50, 64
 #: The pairs drawn as clocks, from fast to slow.
 GLANCE_CLOCK_PAIRS = (0, 4, 8, 16)
 # Wide and short: the summary must fit one printed page with its text.
-_SIZE_INCHES = (8.0, 2.4)
+_SIZE_INCHES = (8.0, 2.2)
 _DPI = 150
 
 

@@ -156,11 +156,11 @@ def _stand_in(table: np.ndarray, omega: np.ndarray, position: int):
     for pair, ax in enumerate(top.subplots(1, pairs)):
         plot_clock(table[: position + 1], pair, ax=ax, colorbar=False)
         ax.set_title(f"pair {pair}", fontsize=10)
-        ax.set_xlabel("sin", fontsize=9)
-        ax.set_ylabel("cos" if pair == 0 else "", fontsize=9)
+        ax.set_xlabel("sin", fontsize=10)
+        ax.set_ylabel("cos" if pair == 0 else "", fontsize=10)
         ax.set_xticks([-1, 0, 1])
         ax.set_yticks([-1, 0, 1], labels=None if pair == 0 else [])
-        ax.tick_params(labelsize=9)
+        ax.tick_params(labelsize=10)
     ax = bottom.subplots()
     row = table[position]
     columns = np.arange(row.size)
@@ -172,5 +172,5 @@ def _stand_in(table: np.ndarray, omega: np.ndarray, position: int):
     ax.set_xlabel(f"column (0 to {row.size - 1})")
     ax.set_ylabel("value")
     ax.set_title(f"PE(p) at position p = {position}", fontsize=10)
-    ax.legend(fontsize=9, loc="lower right")
+    ax.legend(fontsize=10, loc="lower right")
     return figure

@@ -108,7 +108,7 @@ nbval-loaded: $(INSTALLED)
 # Two test files at a time (pytest-xdist, one worker per core, each file's tests in one worker, which
 # shares its browser and pages among them).
 browser-tests: book pdf $(CHROMIUM)
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n auto --dist loadfile tests/site
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n auto --dist loadfile --durations=25 tests/site
 
 colab-tests: $(INSTALLED)
 	$(BIN)/python tools/simulate_colab.py

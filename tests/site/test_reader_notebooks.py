@@ -135,16 +135,20 @@ def test_every_solution_stays_out_of_sight_until_asked_for(notebook):
     source = "\n".join(markdown_cells(notebook))
     solutions = len(re.findall(r"^`{3,}\{solution(?:-start)?\}", source, re.MULTILINE))
     reader = json.loads((READER_NOTEBOOKS / notebook.name).read_text())
+    reader_markdown = markdown_cells(READER_NOTEBOOKS / notebook.name)
     folded_prose = sum(len(re.findall(r"^<details>\n<summary>Solution to ", markdown, re.MULTILINE))
-                       for markdown in markdown_cells(READER_NOTEBOOKS / notebook.name))
+                       for markdown in reader_markdown)
     collapsed = reader["metadata"]["colab"]["collapsed_sections"]
     headings = {cell["metadata"].get("id"): position for position, cell in enumerate(reader["cells"])
                 if cell["cell_type"] == "markdown" and cell["metadata"].get("jp-MarkdownHeadingCollapsed")}
     assert set(headings) == set(collapsed) and folded_prose + len(collapsed) == solutions
+    # A page whose headings have no numbers keeps its exercises among its sections: there a folded solution
+    # may end at any heading, provided nothing but a heading, label or exercise follows each solution.
+    any_heading_ends_a_solution = (not any(re.match(r"#+ \d", text) for text in reader_markdown)
+                                   and solutions_end_at_a_boundary(notebook))
     for position in headings.values():
         cell = reader["cells"][position]
         level = len(re.match(r"(#+) Solution to ", "".join(cell["source"])).group(1))
-        unnumbered = not any(re.match(r"#+ \d", text) for text in markdown_cells(READER_NOTEBOOKS / notebook.name))
         # The folded section runs to the next heading of its level or above: only the solution is in it.
         following = [("".join(other["source"]) if other["cell_type"] == "markdown" else "")
                      for other in reader["cells"][position + 1:]]
@@ -152,7 +156,7 @@ def test_every_solution_stays_out_of_sight_until_asked_for(notebook):
                     if (match := re.match(r"(#+) ", text)) and len(match.group(1)) <= level), len(following))
         assert end > 0 and not any(re.match(r"#+ ", text) for text in following[:end])
         assert end == len(following) or re.match(r"#+ (Exercise|References|\d)", following[end]) or (
-            unnumbered and solutions_end_at_a_boundary(notebook))
+            any_heading_ends_a_solution)
 
 
 def solutions_end_at_a_boundary(notebook: Path) -> bool:

@@ -18,7 +18,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NBVAL := $(BIN)/python -m pytest --nbval --nbval-current-env -p no:cacheprovider -n auto --dist loadfile notebooks
 
 .DEFAULT_GOAL := book
-.PHONY: book pdf test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests \
+.PHONY: book pdf test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests screenshots \
+	browser-tests-light browser-tests-dark \
 	linkcheck bench lab notebooks colab clean
 
 # Requirements are exact pins; the companion is installed editable, on top, without
@@ -68,36 +69,36 @@ pdf: $(INSTALLED) $(MATHJAX) $(VEGA) $(CHROMIUM)
 	mkdir -p _build/html
 	cp _build/pdf/book.pdf _build/html/book.pdf
 
-# Everything: the companion's tests and doctests; every chapter re-executed against its
-# stored outputs (strict nbval) here, on an emulated plainer CPU and with every core busy;
-# the book build and its PDF; the rendered book and the PDF checked (browser, accessibility, links,
-# search); every chapter run as a new Colab user would.
-# Colab's environment (torch's 3 GB CUDA build) is built in the background while the chapters run
-# (after the unit tests, whose load checks want quiet cores); colab-tests waits for it (a lock) and
-# reports any failure; it is stopped if anything fails first.
-test: $(INSTALLED)
+# Everything: the companion's tests and doctests; every chapter re-executed against its stored outputs
+# (strict nbval) here, and again as a new Colab user would run it, on an emulated plainer CPU; the book
+# build and its PDF; the rendered book and the PDF checked (browser, accessibility, links, search).
+# The three installs (Python packages, npm packages, Chromium) run side by side: each waits mostly on
+# downloads.
+test:
+	$(MAKE) -j3 --output-sync=target $(INSTALLED) $(NODE_MODULES) $(CHROMIUM)
 	$(MAKE) unit-tests
-	@mkdir -p _build
-	@$(BIN)/python tools/simulate_colab.py --prepare > _build/colab-prepare.log 2>&1 & prepare=$$!; \
-	trap 'kill $$prepare 2>/dev/null' EXIT; \
-	$(MAKE) notebook-tests browser-tests colab-tests
+	$(MAKE) notebook-tests
+	$(MAKE) browser-tests
 
 # One worker per core (pytest-xdist).
 unit-tests: $(INSTALLED) $(NODE_MODULES)
 	$(BIN)/python -m pytest -n auto --ignore=tests/site
 
-# Each chapter twice, both runs side by side: on this machine's CPU and on the emulated plainer CPU.
-# Each run keeps the cores busy while the other runs (load changes timing, never a value), so the
-# native run is also the loaded check, with no core spent on a busy loop (`make nbval-loaded` is that
-# check alone). The native run records each figure's smallest text for the legibility tests
+# Each chapter twice, both runs side by side: strict nbval on this machine's CPU, in the book's own
+# environment, and the Colab simulation, in Colab's, on the emulated plainer CPU (which first builds
+# Colab's environment where this machine lacks it: torch's 3 GB CUDA build, a download that overlaps
+# nbval's run). Each run keeps the cores busy while the other runs (load changes timing, never a value),
+# so the native run is also the loaded check, with no core spent on a busy loop (`make nbval-loaded` is
+# that check alone). The native run records each figure's smallest text for the legibility tests
 # (tools/figure_text.py, _build/figure-text.json).
 notebook-tests: $(INSTALLED)
-	$(MAKE) -j2 --output-sync=target nbval nbval-emulated
+	$(MAKE) -j2 --output-sync=target nbval colab-tests
 
 nbval: $(INSTALLED)
 	$(BIN)/python tools/figure_text.py record -- $(NBVAL)
 
-# OpenBLAS's Sandybridge kernels, torch's scalar kernels, one thread, no AVX-512 in numpy.
+# Strict nbval alone on the emulated CPU (OpenBLAS's Sandybridge kernels, torch's scalar kernels, one
+# thread, no AVX-512 in numpy), in the book's own environment: the quick check before committing outputs.
 nbval-emulated: $(INSTALLED)
 	$(BIN)/python tools/cpu_conditions.py emulated -- $(NBVAL)
 
@@ -105,11 +106,28 @@ nbval-emulated: $(INSTALLED)
 nbval-loaded: $(INSTALLED)
 	$(BIN)/python tools/cpu_conditions.py loaded -- $(NBVAL)
 
-# Two test files at a time (pytest-xdist, one worker per core, each file's tests in one worker, which
-# shares its browser and pages among them).
-browser-tests: book pdf $(CHROMIUM)
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n auto --dist loadfile --durations=25 tests/site
+# Two pytest processes side by side, of about equal length: the test files that read tour.py's visits of
+# every page (each page loaded once per view) split by view, light (desktop and phone) in one process with
+# the PDF's tests, dark in the other with every other file. `-k` selects by test and file name: every
+# test of the dark view says "dark" (its parameter or its file's name).
+TOUR_FILES := test_rendered_book test_accessibility test_questions test_dark_mode_figures
+BROWSER_TESTS := CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -p no:cacheprovider --durations=15
 
+browser-tests: book pdf $(CHROMIUM)
+	$(MAKE) -j2 --output-sync=target browser-tests-light browser-tests-dark
+
+browser-tests-light:
+	$(BROWSER_TESTS) -k "not dark" $(patsubst %,tests/site/%.py,$(TOUR_FILES) test_pdf)
+
+browser-tests-dark:
+	$(BROWSER_TESTS) -k "dark or not ($(subst $(eval) , or ,$(TOUR_FILES) test_pdf))" tests/site
+
+# A screenshot of every page of the book at 1280 px and at 390 px, in _build/screenshots/, for review.
+screenshots: book $(CHROMIUM)
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest --screenshots -p no:cacheprovider -q \
+		tests/site/test_rendered_book.py::test_page_loads_with_no_error_and_no_request_to_another_host
+
+# Every reader notebook as a new Colab user runs it, in Colab's environment, on the emulated CPU.
 colab-tests: $(INSTALLED)
 	$(BIN)/python tools/simulate_colab.py
 

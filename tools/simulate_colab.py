@@ -15,6 +15,11 @@ kernel: its cells, appended to the chapter, answer exercises wrong, read the che
 answer right, and the feedback must say what the learner expects. Finally a chapter run without the
 companion must stop with a message and no traceback.
 
+The chapters run on the emulated plainer CPU of tools/cpu_conditions.py (OpenBLAS's Sandybridge
+kernels, torch's scalar kernels, one thread, no AVX-512 in numpy): with Colab's other Python, numpy
+and torch, that makes this run the book's check that every stored output reproduces on another
+machine, beside strict nbval's run on this one.
+
 The environment (about 3 GB, mostly torch's CUDA build) is built once per machine, outside the
 clone, as pip keeps its cache: in ~/.cache/positional-encoding-book/colab-env (under $XDG_CACHE_HOME
 if set, or in $COLAB_ENV_DIR), so that a fresh clone (CI) does not install it again; it is reused
@@ -45,6 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import cpu_conditions
 import scripted_learner
 from book_links import READER_NOTEBOOKS
 
@@ -246,7 +252,13 @@ def main(notebooks: list[Path], workers: int) -> int:
         print(f"Colab-like environment ready in {time.perf_counter() - start:.0f} s: Python "
               f"{run([str(python), '-c', 'import platform; print(platform.python_version())']).stdout.strip()}, "
               f"numpy {baseline['numpy']}, torch {baseline['torch']}; companion wheel {wheel.name}", flush=True)
+        emulated = cpu_conditions.emulated_environment(str(python))
+        still_on = cpu_conditions.check_emulation(str(python), emulated)
+        if still_on:
+            raise SystemExit(f"could not disable numpy's AVX-512 targets {still_on} in Colab's environment")
+        print("on an emulated CPU: " + " ".join(f"{key}={value}" for key, value in emulated.items()), flush=True)
         env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
+        env.update(emulated)
         # One chapter at a time per worker, each worker with its own copy of the environment (a chapter
         # installs the companion and removes it afterwards); the longest chapters first.
         workers = max(1, min(workers, len(notebooks)))

@@ -90,6 +90,20 @@ def screenshots() -> Path:
     return directory
 
 
+def pytest_addoption(parser):
+    parser.addoption("--screenshots", action="store_true",
+                     help="save a screenshot of every page of the book at both widths to _build/screenshots/")
+
+
+@pytest.fixture(scope="session")
+def tour(browser, base_url, request):
+    """Every page of the book, visited once per view as the tests first ask for it (tour.py)."""
+    from .tour import Tour
+
+    shots = request.getfixturevalue("screenshots") if request.config.getoption("--screenshots") else None
+    return Tour(browser, base_url, shots)
+
+
 def explorable_figures(site: Path = SITE) -> dict[str, list[str]]:
     """Each explorable figure of the built book, by name, with the pages (relative to the site) that show it.
 

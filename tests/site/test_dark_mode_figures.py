@@ -14,69 +14,17 @@ import pytest
 from bs4 import BeautifulSoup
 from PIL import Image, ImageDraw
 
-from .conftest import book_pages, load
-
-CHAPTERS = [page for page in book_pages() if page.startswith("notebooks/")]
-# An explorable figure's stand-in is hidden once its chart is drawn (on its own card: test_explorables.py).
-FIGURES = ("main figure img:not(.pe-explorable-stand-in), "
-           "main div.cell_output img:not(.pe-explorable-stand-in)")
-BLACK = (0, 0, 0)
-
-
-def luminance(rgb):
-    def channel(value):
-        value /= 255
-        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
-    red, green, blue = (channel(value) for value in rgb[:3])
-    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
-
-
-def contrast(first, second):
-    """WCAG 2's contrast ratio of two colours, from 1 to 21."""
-    darker, lighter = sorted([luminance(first), luminance(second)])
-    return (lighter + 0.05) / (darker + 0.05)
-
-
-def rendered_figures(page):
-    """For each figure image: its card's colour and its canvas's corner colour as drawn, and the page's."""
-    page_colour = page.evaluate("""() => getComputedStyle(document.body).backgroundColor
-        .match(/\\d+/g).slice(0, 3).map(Number)""")
-    # Figures inside collapsed solutions are measured too, opened as a reader would open them
-    # (sphinx-togglebutton opens every toggle before printing; <details> open by hand).
-    page.evaluate("""() => { window.dispatchEvent(new Event('beforeprint'));
-        document.querySelectorAll('details').forEach(details => { details.open = true; }); }""")
-    measured = []
-    for index in range(page.locator(FIGURES).count()):
-        image = page.locator(FIGURES).nth(index)
-        image.scroll_into_view_if_needed()
-        padding = image.evaluate("image => parseFloat(getComputedStyle(image).paddingLeft)")
-        shot = Image.open(io.BytesIO(image.screenshot(animations="disabled"))).convert("RGB")
-        inset = round(padding) + 3  # inside the canvas, past the card
-        measured.append({"src": image.get_attribute("src"), "padding": padding, "page": tuple(page_colour),
-                         "card": shot.getpixel((2, shot.height // 2)) if padding >= 4 else None,
-                         "canvas": shot.getpixel((inset, inset))})
-    return measured
-
-
-def illegible(figure):
-    problems = []
-    if figure["card"] is None:
-        problems.append(f"no card: padding {figure['padding']} px")
-    elif contrast(figure["card"], figure["page"]) < 3:
-        problems.append(f"card {figure['card']} does not stand out from the page {figure['page']}")
-    for part in ("card", "canvas"):
-        if figure[part] is not None and contrast(figure[part], BLACK) < 4.5:
-            problems.append(f"{part} {figure[part]} too dark for the figure's black text")
-    return problems
+from .cards import FIGURES, illegible, rendered_figures
+from .conftest import load
+from .tour import CHAPTERS, OPEN
 
 
 @pytest.mark.parametrize("path", CHAPTERS)
-def test_every_figure_sits_on_a_light_card_in_dark_mode(reader, base_url, path):
-    page = load(reader("dark").new_page(), f"{base_url}/{path}")
-    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
-    figures = rendered_figures(page)
-    page.close()
-    assert {figure["src"]: problems for figure in figures if (problems := illegible(figure))} == {}
+def test_every_figure_sits_on_a_light_card_in_dark_mode(tour, path):
+    """Each figure of the chapter, folded ones opened as a reader opens them, as tour.py photographed it."""
+    record = tour.view("dark")[path]
+    assert record["theme"] == "dark"
+    assert {figure["src"]: problems for figure in record["cards"] if (problems := illegible(figure))} == {}
 
 
 def transparent_figure_png():
@@ -95,6 +43,7 @@ def test_a_figure_with_a_transparent_canvas_is_legible_only_on_the_card(reader, 
     with_a_figure = next(path for path in CHAPTERS
                          if BeautifulSoup((site / path).read_text(), "html.parser").select(FIGURES))
     page = load(reader("dark").new_page(), f"{base_url}/{with_a_figure}")
+    page.evaluate(OPEN)
     page.locator(FIGURES).first.evaluate("(image, source) => { image.srcset = ''; image.src = source; }",
                                          transparent_figure_png())
     page.wait_for_function("image => image.complete && image.naturalWidth === 400",

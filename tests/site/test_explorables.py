@@ -11,7 +11,8 @@ page by a formula; it is checked against the companion for every combination its
 Each chapter page is opened once per colour mode and reading width and shared by the tests (a chapter
 costs a second or two to load); a test that moves a figure first puts it back in the state the chapter
 shows. The figures are moved and checked on a desktop (1280 px) and on a phone (390 px), where each is
-drawn narrower, its panels stacked (explorables.js): there too it must fit the screen.
+drawn narrower, its panels stacked (explorables.js): there too it must fit the screen. axe-core checks
+each figure, drawn, with the rest of its page in both colour modes (test_accessibility.py).
 """
 
 from __future__ import annotations
@@ -30,11 +31,9 @@ from companion.book.explorables.attention import look_back_maps
 from companion.book.explorables.similarity import similarity_curves
 from companion.book.explorables.table import column_pairs
 
+from .cards import contrast
 from .conftest import ROOT, explorable_figures
-from .test_dark_mode_figures import contrast
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-WCAG2_A_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 # Values are stored rounded to 7 decimals: within float32's resolution of numbers up to 1.
 FLOAT32 = 1e-7
 #: The figures these tests know, by name (``usermeta.explorable``).
@@ -412,34 +411,6 @@ def test_the_head_looks_back_by_the_chosen_offset(shown):
     np.testing.assert_allclose(drawn, expected, rtol=0, atol=FLOAT32)
     assert np.array_equal(drawn[offset:].argmax(axis=1), np.arange(offset, seq_len) - offset)
     assert {(cell["query"], cell["key"]): cell["_fill"] for cell in cells} != before
-
-
-@pytest.mark.parametrize("mode", ["light", "dark"])
-def test_no_serious_or_critical_accessibility_violation(chapters, mode):
-    """axe-core on the figures as drawn in their chapters, once per page (the rest of each page:
-    test_accessibility.py, which may run before a figure is drawn)."""
-    by_page = {}
-    for name in NAMES:
-        by_page.setdefault(chapters.url(name), []).append(name)
-    violations, problems = {}, {}
-    for names in by_page.values():
-        page = chapters.page(names[0], mode)
-        page.bring_to_front()  # a page in the background has its timers slowed, and axe-core with them
-        assert page.evaluate("document.documentElement.dataset.theme") == mode
-        for name in names:
-            page.evaluate(RESET, name)
-        if not page.evaluate("typeof window.axe !== 'undefined'"):
-            page.add_script_tag(content=AXE.read_text())
-        violations[", ".join(names)] = page.evaluate("""async ([names, tags]) => (await axe.run(
-            {include: names.map(name => `.pe-explorable[data-explorable="${name}"]`)},
-            {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})).violations
-            .filter(v => ['serious', 'critical'].includes(v.impact))
-            .map(v => `${v.id}: ${v.help} (${v.nodes.map(node => node.target.join(' ')).join('; ')})`)""",
-            [names, WCAG2_A_AA])
-        problems[", ".join(names)] = chapters.problems(names[0], mode)
-    assert sum(len(names) for names in by_page.values()) == len(NAMES)
-    assert violations == {figures: [] for figures in violations}
-    assert problems == {figures: [] for figures in problems}
 
 
 def test_on_a_phone_every_figure_fits_the_screen_and_its_controls_are_reachable(chapters):

@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import VIEWPORT, book_pages
 from .math_source import swallowed_escapes
-from .test_rendered_book import visit
+from .tour import visit
 
 
 def one_backslash_not_doubled(tex: str, command: str) -> str:

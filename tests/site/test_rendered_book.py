@@ -1,162 +1,32 @@
 """The rendered book, opened in a real browser the way a reader opens it: on a desktop and on a phone.
 
-Each page is visited once at each reading width (the `visits` fixture: 1280 px, a desktop, and 390 px,
-a phone), two pages loading at a time; the tests check what the visits recorded. Every dropdown and
-folded solution is opened first, as a reader opens them, so that what they hold is measured too. A
-screenshot of every page at both widths is saved to _build/screenshots/ (`<page>-1280.jpg`,
-`<page>-390.jpg`; JPEG, which Chromium encodes several times faster than PNG for pages this tall) for review.
+Each page is visited once at each reading width (tour.py: 1280 px, a desktop, and 390 px, a phone), two
+pages loading at a time; the tests check what the visits recorded. Every dropdown and folded solution is
+opened first, as a reader opens them, so that what they hold is measured too. `make screenshots` saves
+a screenshot of every page at both widths to _build/screenshots/ (`<page>-1280.jpg`, `<page>-390.jpg`)
+for review.
 """
 
+import posixpath
 from urllib.parse import urlparse
 
 import pytest
+from bs4 import BeautifulSoup
 from book_links import colab_url, repository
 
-from .conftest import MATHJAX_DONE, book_pages
 from .legibility import DESKTOP_MINIMUM_PX, book_figures
 from .math_source import swallowed_escapes
+from .tour import CHAPTERS, PAGES, visit
 
-PAGES = book_pages()
-CHAPTERS = [page for page in PAGES if page.startswith("notebooks/")]
-#: The reading widths, in CSS pixels: a desktop browser's window and a phone's screen.
+#: The reading widths, in CSS pixels: a desktop browser's window and a phone's screen (tour.py's views).
 WIDTHS = (1280, 390)
-#: How many pages load at once: Chromium lays out and typesets each in a process of its own.
-AT_ONCE = 2
-
-INSPECT = """async () => {
-    // Open what a reader can open: sphinx-togglebutton's toggles (it opens them all before printing)
-    // and every <details> (dropdown admonitions, folded code).
-    window.dispatchEvent(new Event('beforeprint'));
-    document.querySelectorAll('details').forEach(details => { details.open = true; });
-    if (window.peExplorables) await window.peExplorables.embedAll();
-    const math = [...document.querySelectorAll('main .math')];
-    const column = document.querySelector('article.bd-article').getBoundingClientRect();
-    const source = node => (window.MathJax && MathJax.startup && MathJax.startup.document
-        ? (Array.from(MathJax.startup.document.math).find(item => item.typesetRoot === node) || {}).math : '') || '';
-    const main = document.querySelector('main');
-    const titles = [...document.querySelectorAll('article.bd-article h1')];  // not the theme's print-only title
-    return {
-        math: math.length,
-        typeset: math.filter(node => node.querySelector('mjx-container')).length,
-        mathErrors: document.querySelectorAll('mjx-merror').length,
-        // The TeX source of every formula MathJax found, as it reached the page.
-        tex: window.MathJax && MathJax.startup && MathJax.startup.document
-            ? Array.from(MathJax.startup.document.math, item => item.math) : [],
-        // Each display formula wider than its box (clipped, or scrolled) or than the text column.
-        overflowing: [...main.querySelectorAll('mjx-container[display="true"]')].map(formula => {
-            const box = formula.closest('div.math') || formula.parentElement;
-            const drawn = formula.getBoundingClientRect();
-            const over = Math.max(formula.scrollWidth - formula.clientWidth, box.scrollWidth - box.clientWidth,
-                                  drawn.right - column.right, column.left - drawn.left);
-            const number = box.querySelector('.eqno');
-            return {over: Math.round(over), label: box.id || (formula.closest('[id]') || {}).id || '',
-                    number: number ? number.textContent.replace(/[^\\d.()]/g, '') : '',
-                    tex: source(formula).trim().slice(0, 70)};
-        }).filter(formula => formula.over > 1),
-        // Test machinery: nbval's markers anywhere in the page's text, folded parts included.
-        nbval: (main.textContent.match(/NBVAL_\\w*/g) || []),
-        // A code cell shown whose code only asserts: a check cell, which the page should leave out.
-        bareAsserts: [...main.querySelectorAll('div.cell div.cell_input pre')].map(pre => pre.textContent)
-            .filter(code => {
-                const statements = code.split('\\n').filter(line => /^\\S/.test(line) && !/^#/.test(line));
-                return statements.length > 0 && statements.every(line => /^assert\\b/.test(line));
-            }).map(code => code.slice(0, 120)),
-        // Anything of a code cell (its code, or the bar that shows hidden code) before the page's title.
-        beforeTitle: titles.length ? [...main.querySelectorAll('div.cell, details.hide')]
-            .filter(cell => titles[0].compareDocumentPosition(cell) & Node.DOCUMENT_POSITION_PRECEDING)
-            .map(cell => cell.textContent.trim().slice(0, 80)) : [],
-        pageWidth: document.documentElement.scrollWidth,
-        viewport: window.innerWidth,
-        explorables: [...document.querySelectorAll('.pe-explorable')].map(figure => {
-            const live = figure.querySelector('.pe-explorable-live');
-            const svg = live && live.querySelector('svg');
-            return {name: figure.dataset.explorable, right: Math.round(figure.getBoundingClientRect().right),
-                    scrolls: !!live && live.scrollWidth > live.clientWidth + 1,
-                    drawn: svg ? Math.round(svg.getBoundingClientRect().right) : null};
-        }),
-        images: [...document.querySelectorAll('img')].map(image => ({
-            src: image.getAttribute('src'), loaded: image.complete && image.naturalWidth > 0,
-            alt: (image.getAttribute('alt') || '').trim(), inContent: !!image.closest('main')})),
-        figures: document.querySelectorAll('main figure img').length,
-        // Each image of the page's text as drawn: its file and its width on screen (0 where it is hidden).
-        drawn: [...main.querySelectorAll('img')].map(image => ({
-            file: (image.getAttribute('src') || '').split('/').pop(), natural: image.naturalWidth,
-            width: image.getBoundingClientRect().width})),
-        links: [...document.querySelectorAll('a[href]')].map(link => link.href),
-    };
-}"""
-
-
-def screenshot_name(path: str, width: int) -> str:
-    return f"{path.removeprefix('notebooks/').removeprefix('book/').removesuffix('.html')}-{width}.jpg"
-
-
-def watch(page, problems):
-    """Record on `problems` what goes wrong on `page`: errors, failed requests, requests to another host."""
-    page.on("console", lambda message: message.type == "error" and problems.append(f"console: {message.text}"))
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    page.on("requestfailed", lambda request: problems.append(f"failed request: {request.url}"))
-    page.on("response", lambda response: response.status >= 400
-            and problems.append(f"HTTP {response.status}: {response.url}"))
-    page.on("request", lambda request: urlparse(request.url).hostname not in (None, "127.0.0.1")
-            and not request.url.startswith("data:") and problems.append(f"request to another host: {request.url}"))
-
-
-#: A JPEG is at most 65,535 pixels tall: a taller page (the API reference) is saved in parts of this height.
-PART_PX = 30_000
-
-
-def full_page_screenshots(page, path):
-    """Save the whole page to `path` (a .jpg), or to `path` with -1, -2, ... before the suffix if it is too tall."""
-    height = page.evaluate("document.documentElement.scrollHeight")
-    width = page.evaluate("document.documentElement.scrollWidth")
-    if height <= PART_PX:
-        page.screenshot(path=str(path), full_page=True, type="jpeg", quality=80, timeout=180_000)
-        return
-    for part, top in enumerate(range(0, height, PART_PX), start=1):
-        clip = {"x": 0, "y": top, "width": width, "height": min(PART_PX, height - top)}
-        page.screenshot(path=str(path.with_name(f"{path.stem}-{part}{path.suffix}")), full_page=True, clip=clip,
-                        type="jpeg", quality=80, timeout=180_000)
-
-
-def visit(context, url, screenshot=None):
-    """Load `url` in a new page of the browser context `context`; return what it shows and what went wrong."""
-    return visit_all(context, [(url, screenshot)])[0]
-
-
-def visit_all(context, targets, at_once=AT_ONCE):
-    """Visit each (url, screenshot path or None) of `targets` in `context`, `at_once` pages loading side by side."""
-    records = []
-    for start in range(0, len(targets), at_once):
-        opened = []
-        for url, screenshot in targets[start:start + at_once]:
-            page, problems = context.new_page(), []
-            watch(page, problems)
-            page.goto(url, wait_until="commit")
-            opened.append((page, problems, screenshot))
-        for page, problems, screenshot in opened:
-            page.wait_for_load_state("networkidle")
-            page.evaluate(MATHJAX_DONE)
-            record = page.evaluate(INSPECT)
-            if screenshot:
-                page.bring_to_front()
-                full_page_screenshots(page, screenshot)
-            page.close()
-            records.append({**record, "problems": problems})
-    return records
+VIEW_AT = {1280: "light", 390: "phone"}
 
 
 @pytest.fixture(scope="session")
-def visits(browser, base_url, screenshots):
+def visits(tour):
     """What each page showed at each width: `visits[width][path]`."""
-    found = {}
-    for width in WIDTHS:
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
-        context.add_init_script("localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');")
-        targets = [(f"{base_url}/{path}", screenshots / screenshot_name(path, width)) for path in PAGES]
-        found[width] = dict(zip(PAGES, visit_all(context, targets)))
-        context.close()
-    return found
+    return {width: tour.view(VIEW_AT[width]) for width in WIDTHS}
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -274,17 +144,27 @@ def test_the_checks_of_what_a_reader_sees_can_fail(browser, base_url):
     assert record["beforeTitle"] == ["# setup"] and record["pageWidth"] > record["viewport"]
 
 
-def test_next_and_previous_walk_the_book_in_order(browser, base_url):
+def neighbour(site, path: str, which: str) -> str | None:
+    """The page that `path`'s "next" (`right-next`) or "previous" (`left-prev`) button leads to, as built."""
+    link = BeautifulSoup((site / path).read_text(encoding="utf-8"), "html.parser").select_one(f"a.{which}")
+    return posixpath.normpath(posixpath.join(posixpath.dirname(path), link["href"].split("#")[0])) if link else None
+
+
+def test_next_and_previous_walk_the_book_in_order(site):
+    """From the first page, "next" leads through every page in the order of the table of contents, and
+    "previous" back; the first page has no "previous", the last no "next"."""
+    assert [neighbour(site, path, "right-next") for path in PAGES] == PAGES[1:] + [None]
+    assert [neighbour(site, path, "left-prev") for path in PAGES] == [None] + PAGES[:-1]
+
+
+def test_a_reader_clicks_next_and_previous(browser, base_url):
+    """The buttons work as a reader uses them: a click on "next" opens the second page, "previous" the first."""
     page = browser.new_page()
     page.goto(f"{base_url}/{PAGES[0]}")
-    visited = [PAGES[0]]
-    while page.locator("a.right-next").count():
-        page.locator("a.right-next").first.click()
-        page.wait_for_load_state()
-        visited.append(urlparse(page.url).path.lstrip("/"))
-    assert visited == PAGES
-    for expected in reversed(PAGES[:-1]):
-        page.locator("a.left-prev").first.click()
-        page.wait_for_load_state()
-        assert urlparse(page.url).path.lstrip("/") == expected
+    page.locator("a.right-next").first.click()
+    page.wait_for_load_state()
+    assert urlparse(page.url).path.lstrip("/") == PAGES[1]
+    page.locator("a.left-prev").first.click()
+    page.wait_for_load_state()
+    assert urlparse(page.url).path.lstrip("/") == PAGES[0]
     page.close()

@@ -32,6 +32,10 @@ GLANCE_CLOCK_PAIRS = (0, 4, 8, 16)
 # Wide and short: the summary must fit one printed page with its text.
 _SIZE_INCHES = (8.0, 2.2)
 _DPI = 150
+# The chapters' figure style (sizes legible in the book's column); the clocks' titles a point smaller, to
+# fit above their clocks.
+_STYLE = "companion.book.figures"
+_CLOCK_TITLE_PT = 10
 
 
 def glance_figure():
@@ -61,8 +65,13 @@ def glance_figure():
     >>> plt.close(figure)
     """
     table = sinusoidal_encoding(np.arange(GLANCE_POSITIONS), GLANCE_D_MODEL)
+    with plt.style.context(_STYLE):
+        return _draw(table)
+
+
+def _draw(table):
     figure = plt.figure(figsize=_SIZE_INCHES, dpi=_DPI, layout="constrained")
-    left, right = figure.subfigures(1, 2, width_ratios=[1.5, 1])
+    left, right = figure.subfigures(1, 2, width_ratios=[1.25, 1])
     heatmap = left.subplots()
     plot_heatmap(table, ax=heatmap, colorbar=False,
                  title=f"The table: {GLANCE_POSITIONS} positions, d_model = {GLANCE_D_MODEL}")
@@ -73,7 +82,7 @@ def glance_figure():
         plot_clock(table, pair, ax=ax, colorbar=False)
         turn = wavelengths(GLANCE_D_MODEL)[pair]
         ax.set_title(f"pair {pair}: a turn in {turn:.1f}" if turn < 10 else f"pair {pair}: a turn in {turn:,.0f}",
-                     fontsize="small")
+                     fontsize=_CLOCK_TITLE_PT)
         ax.set(xlabel="", ylabel="", xticks=[], yticks=[])
     return figure
 
@@ -111,7 +120,8 @@ def write_glance_figure(path) -> Path:
     figure = glance_figure()
     try:
         # No date or software version in the file: the same drawing gives the same bytes.
-        figure.savefig(path, dpi=_DPI, metadata={"Software": None})
+        with plt.style.context(_STYLE):
+            figure.savefig(path, dpi=_DPI, metadata={"Software": None})
     finally:
         plt.close(figure)
     return path

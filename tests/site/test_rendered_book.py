@@ -88,6 +88,27 @@ def test_every_figures_smallest_text_is_at_least_10_css_px_on_a_desktop(visits, 
     assert small == {}
 
 
+def test_the_glance_pictures_smallest_text_is_at_least_10_css_px_on_a_desktop(visits):
+    """The summary's picture, which the build draws (book/_ext/glance_figure.py) rather than a notebook, measured
+    from the companion's drawing at the width the page draws it."""
+    import matplotlib.pyplot as plt
+    from figure_text import smallest_text
+
+    from companion.book.glance import glance_figure
+
+    figure = glance_figure()
+    try:
+        figure.canvas.draw()
+        size_pt, _, text = smallest_text(figure, dpi=72)
+        width_inches = figure.get_size_inches()[0]
+    finally:
+        plt.close(figure)
+    shown = [image for image in visits[1280]["book/glance.html"]["drawn"] if image["file"] == "glance.png"]
+    assert len(shown) == 1 and shown[0]["width"] > 0, shown
+    css_px = size_pt / 72 * shown[0]["width"] / width_inches  # a point is 1/72 of the figure's inch
+    assert css_px >= DESKTOP_MINIMUM_PX, f"{text!r}: {css_px:.1f} px"
+
+
 @pytest.mark.parametrize("path", PAGES)
 def test_no_formula_lost_a_backslash_to_a_string_escape(visits, path):
     """A TAB where \\text began (a JSON "\\t") typesets without error as "ext": read the TeX itself."""

@@ -73,9 +73,12 @@ pdf: $(INSTALLED) $(MATHJAX) $(VEGA) $(CHROMIUM)
 # (strict nbval) here, and again as a new Colab user would run it, on an emulated plainer CPU; the book
 # build and its PDF; the rendered book and the PDF checked (browser, accessibility, links, search).
 # The three installs (Python packages, npm packages, Chromium) run side by side: each waits mostly on
-# downloads.
+# downloads. Colab's environment (torch's 3 GB CUDA build) is then built in the background where this
+# machine lacks it, its download overlapping the unit tests; the Colab run waits for it (a lock). Left
+# running if the tests stop first, it finishes building that environment, which later runs reuse.
 test:
 	$(MAKE) -j3 --output-sync=target $(INSTALLED) $(NODE_MODULES) $(CHROMIUM)
+	@mkdir -p _build; $(BIN)/python tools/simulate_colab.py --prepare > _build/colab-prepare.log 2>&1 &
 	$(MAKE) unit-tests
 	$(MAKE) notebook-tests
 	$(MAKE) browser-tests
@@ -86,11 +89,11 @@ unit-tests: $(INSTALLED) $(NODE_MODULES)
 
 # Each chapter twice, both runs side by side: strict nbval on this machine's CPU, in the book's own
 # environment, and the Colab simulation, in Colab's, on the emulated plainer CPU (which first builds
-# Colab's environment where this machine lacks it: torch's 3 GB CUDA build, a download that overlaps
-# nbval's run). Each run keeps the cores busy while the other runs (load changes timing, never a value),
-# so the native run is also the loaded check, with no core spent on a busy loop (`make nbval-loaded` is
-# that check alone). The native run records each figure's smallest text for the legibility tests
-# (tools/figure_text.py, _build/figure-text.json).
+# Colab's environment where this machine lacks it, unless `make test` has). Each run keeps the cores
+# busy while the other runs (load changes timing, never a value), so the native run is also the loaded
+# check, with no core spent on a busy loop (`make nbval-loaded` is that check alone). The native run
+# records each figure's smallest text for the legibility tests (tools/figure_text.py,
+# _build/figure-text.json).
 notebook-tests: $(INSTALLED)
 	$(MAKE) -j2 --output-sync=target nbval colab-tests
 
@@ -106,21 +109,19 @@ nbval-emulated: $(INSTALLED)
 nbval-loaded: $(INSTALLED)
 	$(BIN)/python tools/cpu_conditions.py loaded -- $(NBVAL)
 
-# Two pytest processes side by side, of about equal length: the test files that read tour.py's visits of
-# every page (each page loaded once per view) split by view, light (desktop and phone) in one process with
-# the PDF's tests, dark in the other with every other file. `-k` selects by test and file name: every
-# test of the dark view says "dark" (its parameter or its file's name).
-TOUR_FILES := test_rendered_book test_accessibility test_questions test_dark_mode_figures
+# Two pytest processes side by side, of about equal length (`--half`, tests/site/conftest.py): the tests
+# that read tour.py's light views of every page (each page loaded once per view) and the PDF's, and every
+# other test, the dark view's among them.
 BROWSER_TESTS := CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -p no:cacheprovider --durations=15
 
 browser-tests: book pdf $(CHROMIUM)
 	$(MAKE) -j2 --output-sync=target browser-tests-light browser-tests-dark
 
 browser-tests-light:
-	$(BROWSER_TESTS) -k "not dark" $(patsubst %,tests/site/%.py,$(TOUR_FILES) test_pdf)
+	$(BROWSER_TESTS) --half light tests/site
 
 browser-tests-dark:
-	$(BROWSER_TESTS) -k "dark or not ($(subst $(eval) , or ,$(TOUR_FILES) test_pdf))" tests/site
+	$(BROWSER_TESTS) --half dark tests/site
 
 # A screenshot of every page of the book at 1280 px and at 390 px, in _build/screenshots/, for review.
 screenshots: book $(CHROMIUM)

@@ -24,8 +24,8 @@ The environment (about 3 GB, mostly torch's CUDA build) is built once per machin
 clone, as pip keeps its cache: in ~/.cache/positional-encoding-book/colab-env (under $XDG_CACHE_HOME
 if set, or in $COLAB_ENV_DIR), so that a fresh clone (CI) does not install it again; it is reused
 while its package list and interpreter are unchanged and nothing else is installed in it; `--prepare` only
-builds it, so that `make test` can build it in the background while the other tests run (a lock
-makes the chapters wait for it). The chapters run in parallel, one per core, each worker in its own
+builds it (a lock makes a second caller wait for it): `make test` starts that in the background once
+the book's environment is installed, so that its download overlaps the unit tests. The chapters run in parallel, one per core, each worker in its own
 hard-linked copy of the environment.
 
 Usage: python tools/simulate_colab.py [colab/NN_name.ipynb ...]   (default: every reader notebook)
@@ -59,6 +59,9 @@ PREINSTALLED = ROOT / "tools" / "colab-preinstalled.txt"
 KEPT_PACKAGES = ("numpy", "torch")
 # The runner's own notebook machinery (nbclient drives the kernel; Colab has its own front end).
 RUNNER_PACKAGES = ("nbclient==0.10.2", "nbformat==5.10.4")
+# The chapter that runs longest (its models train from three seeds; about three times any other chapter, the
+# README's Cost table) starts first, the others by size: none is then left running alone at the end.
+LONGEST = "06_attention_and_a_trained_model"
 CACHE = Path(os.environ.get("COLAB_ENV_DIR")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "positional-encoding-book")
 ENVIRONMENT = CACHE / "colab-env"
@@ -116,9 +119,15 @@ def frozen(python: Path) -> dict[str, str]:
     return installed
 
 
+# What nbval leaves out of its comparison: pictures (their pixels depend on the machine's fonts and
+# libraries) and widget views (their model ids are random).
+UNCOMPARED = ("image/png", "image/jpeg", "application/vnd.jupyter.widget-view+json")
+
+
 def text_outputs(cell) -> list[str]:
-    """The cell's text outputs; consecutive chunks of one stream are joined, as nbval does
-    (how a kernel splits a stream into messages depends on when it flushes)."""
+    """The cell's outputs as nbval compares them: streams, and every kind of data but UNCOMPARED; consecutive
+    chunks of one stream are joined, as nbval does (how a kernel splits a stream into messages depends on
+    when it flushes)."""
     texts, last_stream = [], None
     for output in cell.get("outputs", []):
         if output["output_type"] == "stream":
@@ -130,8 +139,10 @@ def text_outputs(cell) -> list[str]:
             last_stream = output["name"]
             continue
         last_stream = None
-        if output["output_type"] in ("execute_result", "display_data") and "text/plain" in output["data"]:
-            texts.append("".join(output["data"]["text/plain"]))
+        if output["output_type"] in ("execute_result", "display_data"):
+            for kind, value in sorted(output["data"].items()):
+                if kind not in UNCOMPARED:
+                    texts.append(f"{kind}: {''.join(value) if isinstance(value, list) else value}")
     return texts
 
 
@@ -265,7 +276,7 @@ def main(notebooks: list[Path], workers: int) -> int:
         pythons = queue.Queue()
         for number in range(workers):
             pythons.put(worker_environment(python, scratch / f"env-{number}"))
-        longest_first = sorted(notebooks, key=lambda notebook: notebook.stat().st_size, reverse=True)
+        longest_first = sorted(notebooks, key=lambda notebook: (notebook.stem != LONGEST, -notebook.stat().st_size))
 
         def one(notebook: Path) -> list[str]:
             own = pythons.get()

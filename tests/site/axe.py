@@ -9,7 +9,7 @@ BLOCKING = {"serious", "critical"}
 
 # Every violation of the page (or of the elements `selector` matches), each node with where it lies.
 RUN_AXE = """async ([selector, tags]) => {
-    const context = selector ? {include: [...document.querySelectorAll(selector)].map(node => [node])} : document;
+    const context = selector ? {include: [...document.querySelectorAll(selector)]} : document;
     const results = await axe.run(context, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
     return results.violations.map(violation => ({
         id: violation.id, impact: violation.impact, help: violation.help,

@@ -93,6 +93,28 @@ def screenshots() -> Path:
 def pytest_addoption(parser):
     parser.addoption("--screenshots", action="store_true",
                      help="save a screenshot of every page of the book at both widths to _build/screenshots/")
+    parser.addoption("--half", choices=["light", "dark"],
+                     help="run one of two halves of these tests of about equal length (`make browser-tests` runs "
+                          "both side by side): light, the tests that read the tour's light views and the PDF's; "
+                          "dark, every other test")
+
+
+#: The files whose tests read the tour's light views (tour.py), or the PDF, unless they name the dark mode.
+LIGHT_HALF = {"test_rendered_book.py", "test_accessibility.py", "test_questions.py", "test_pdf.py"}
+
+
+def in_light_half(item) -> bool:
+    params = getattr(item, "callspec", None)
+    return Path(item.fspath).name in LIGHT_HALF and (params is None or params.params.get("mode") != "dark")
+
+
+def pytest_collection_modifyitems(config, items):
+    half = config.getoption("--half")
+    if half is None:
+        return
+    keep = [item for item in items if in_light_half(item) == (half == "light")]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
 
 
 @pytest.fixture(scope="session")

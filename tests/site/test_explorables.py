@@ -18,7 +18,6 @@ each figure, drawn, with the rest of its page in both colour modes (test_accessi
 from __future__ import annotations
 
 import io
-import json
 from urllib.parse import urlparse
 
 import numpy as np

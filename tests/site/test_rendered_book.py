@@ -14,6 +14,7 @@ import pytest
 from bs4 import BeautifulSoup
 from book_links import colab_url, repository
 
+from .conftest import load
 from .legibility import DESKTOP_MINIMUM_PX, book_figures
 from .math_source import swallowed_escapes
 from .tour import CHAPTERS, PAGES, visit
@@ -163,6 +164,27 @@ def test_the_checks_of_what_a_reader_sees_can_fail(browser, base_url):
     assert len(record["overflowing"]) == 1 and record["overflowing"][0]["over"] > 100
     assert record["nbval"] == ["NBVAL_IGNORE_OUTPUT"] and record["bareAsserts"] == ["assert x == 1\nassert y == 2"]
     assert record["beforeTitle"] == ["# setup"] and record["pageWidth"] > record["viewport"]
+
+
+def test_a_code_block_that_scrolls_once_opened_can_be_reached_by_keyboard(reader, base_url):
+    """A folded solution (a sphinx-togglebutton toggle) holding a code block wider than the column: when a reader
+    opens it, the block gets tab stop 0 at once (book/_static/focusable-scroll.js), as the theme gives every
+    block that scrolls when the page loads. (Folded, the block is laid out narrower or wider than opened: the
+    book's own such block did not scroll until opened, and kept the theme's tab stop -1.)"""
+    page = load(reader("light").new_page(), f"{base_url}/{CHAPTERS[0]}")
+    tab_index = page.evaluate("""async () => {
+        const solution = document.querySelector('.toggle.toggle-hidden');
+        solution.insertAdjacentHTML('beforeend', '<div class="highlight"><pre>' + 'x'.repeat(400) + '</pre></div>');
+        await new Promise(resolve => setTimeout(resolve, 500));  // past the theme's own measuring (300 ms)
+        const block = solution.querySelector('pre:last-of-type');
+        block.tabIndex = -1;  // as the theme left a block that did not scroll while folded
+        const folded = block.tabIndex;
+        solution.classList.remove('toggle-hidden');  // what the toggle's button does
+        await Promise.resolve();  // the observer's turn, not a timer's
+        return [folded, block.tabIndex];
+    }""")
+    page.close()
+    assert tab_index == [-1, 0]
 
 
 def neighbour(site, path: str, which: str) -> str | None:

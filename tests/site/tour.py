@@ -4,15 +4,16 @@ The views are a desktop (1280 px) in light mode, the same in dark mode, and a ph
 mode. The browser tests of what every page shows (test_rendered_book.py), of accessibility
 (test_accessibility.py), of the page questions (test_questions.py) and of the figures in dark mode
 (test_dark_mode_figures.py) read these records, so that each page is loaded and typeset once per view
-rather than once per test file; they run in one pytest-xdist worker (conftest.py groups them). On each
-page, in order:
+rather than once per test file (`make browser-tests` runs them in two processes, one for the light views,
+one for the dark: conftest.py's `--half`). On each page, in order:
 
 1. what a reader can open is opened: sphinx-togglebutton's toggles (it opens them all before
    printing), every <details> (dropdowns, folded code), and the explorable figures are drawn;
 2. what the page shows is read (INSPECT): formulas, widths, images, links, test machinery;
-3. on a desktop, each page question is answered by keyboard, wrong then right;
-4. in dark mode, each figure of a chapter is photographed on its card;
-5. on a desktop, axe-core checks the whole page, every part opened and every question answered;
+3. on a desktop, axe-core checks the whole page, every part opened;
+4. on a desktop, each page question is answered by keyboard, wrong then right, and axe-core checks the
+   answered questions;
+5. in dark mode, each figure of a chapter is photographed on its card;
 6. with `--screenshots` (`make screenshots`), the whole page is saved to _build/screenshots/;
 
 and every console error, failed request and request to another host is recorded.
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from urllib.parse import urlparse
+
+import pytest
 
 from .axe import blocking_violations
 from .cards import rendered_figures
@@ -169,33 +172,51 @@ def visit(context, url):
     return {**record, "problems": problems}
 
 
+class Visited(dict):
+    """A view's records, by page; a page whose visit failed fails each test that reads it, with its error."""
+
+    def __getitem__(self, path):
+        record = super().__getitem__(path)
+        if "error" in record:
+            pytest.fail(f"{path}: the visit failed: {record['error']}")
+        return record
+
+
 class Tour:
     """The book's pages, each visited once per view when a test first asks for the view: `tour.view("dark")[path]`."""
 
     def __init__(self, browser, base_url: str, screenshots: Path | None = None):
         self.browser, self.base_url, self.screenshots = browser, base_url, screenshots
         self.questions = dict(questions_in_site())
-        self.visited: dict[str, dict[str, dict]] = {}
+        self.visited: dict[str, Visited] = {}
 
     def pages(self, view: str) -> list[str]:
         return PAGES + (generated_pages() if VIEWS[view][0] == 1280 else [])
 
-    def view(self, view: str) -> dict[str, dict]:
+    def view(self, view: str) -> Visited:
         if view not in self.visited:
+            visited = Visited()
             context = open_context(self.browser, view)
-            pages = self.pages(view)
-            self.visited[view] = {}
-            for start in range(0, len(pages), AT_ONCE):
-                opened = []
-                for path in pages[start:start + AT_ONCE]:
-                    page, problems = context.new_page(), []
-                    watch(page, problems)
-                    page.goto(f"{self.base_url}/{path}", wait_until="commit")
-                    opened.append((path, page, problems))
-                for path, page, problems in opened:
-                    self.visited[view][path] = {**self._record(view, path, page), "problems": problems}
-                    page.close()
-            context.close()
+            try:
+                pages = self.pages(view)
+                for start in range(0, len(pages), AT_ONCE):
+                    opened = []
+                    for path in pages[start:start + AT_ONCE]:
+                        page, problems = context.new_page(), []
+                        watch(page, problems)
+                        page.goto(f"{self.base_url}/{path}", wait_until="commit")
+                        opened.append((path, page, problems))
+                    for path, page, problems in opened:
+                        try:
+                            record = self._record(view, path, page)
+                        except Exception as error:  # the page's failure, reported by its tests, not the view's
+                            record = {"error": f"{type(error).__name__}: {error}"}
+                        finally:
+                            page.close()
+                        visited[path] = {**record, "problems": problems}
+            finally:
+                context.close()
+            self.visited[view] = visited
         return self.visited[view]
 
     def _record(self, view: str, path: str, page) -> dict:
@@ -206,12 +227,13 @@ class Tour:
         if path in PAGES:
             page.evaluate(OPEN)
             record.update(page.evaluate(INSPECT))
+        if width == 1280:
+            record["axe"] = blocking_violations(page)  # the page as a reader has opened it, nothing answered
         if width == 1280 and path in self.questions:
             record["questions"] = answer_every_question(page, self.questions[path])
+            record["questionsAxe"] = blocking_violations(page, "div.pe-question")  # each answered
         if mode == "dark" and path in CHAPTERS:
             record["cards"] = rendered_figures(page)
-        if width == 1280:
-            record["axe"] = blocking_violations(page)
         if self.screenshots and mode == "light" and path in PAGES:
             page.bring_to_front()
             full_page_screenshots(page, self.screenshots / screenshot_name(path, width))

@@ -25,8 +25,8 @@ clone, as pip keeps its cache: in ~/.cache/positional-encoding-book/colab-env (u
 if set, or in $COLAB_ENV_DIR), so that a fresh clone (CI) does not install it again; it is reused
 while its package list and interpreter are unchanged and nothing else is installed in it; `--prepare` only
 builds it (a lock makes a second caller wait for it): `make test` starts that in the background once
-the book's environment is installed, so that its download overlaps the unit tests. The chapters run in parallel, one per core, each worker in its own
-hard-linked copy of the environment.
+the book's environment is installed, so that its download overlaps the unit tests. The chapters run
+in parallel, one per core, each worker in its own hard-linked copy of the environment.
 
 Usage: python tools/simulate_colab.py [colab/NN_name.ipynb ...]   (default: every reader notebook)
        python tools/simulate_colab.py --prepare

@@ -120,8 +120,7 @@ def write_glance_figure(path) -> Path:
     figure = glance_figure()
     try:
         # No date or software version in the file: the same drawing gives the same bytes.
-        with plt.style.context(_STYLE):
-            figure.savefig(path, dpi=_DPI, metadata={"Software": None})
+        figure.savefig(path, dpi=_DPI, metadata={"Software": None})
     finally:
         plt.close(figure)
     return path

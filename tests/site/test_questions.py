@@ -4,8 +4,7 @@ Every question found in the built book is answered wrong, then right, with the k
 keys and Tab to the Check button for a choice, typing and Enter for a number; page_questions.py), on
 each page's visit of tour.py; the verdict must be the question's own feedback, announced in a live
 region, and axe-core, run on the answered questions, must find no serious or critical WCAG 2 A/AA
-violation. The appendix page,
-and the PDF, must give every question with its answer.
+violation. The appendix page, and the PDF, must give every question with its answer.
 """
 
 import re
@@ -15,12 +14,11 @@ from pypdf import PdfReader
 
 from .axe import report
 from .conftest import PDF, SITE, book_pages
-from .page_questions import questions_in_site
+from .tour import QUESTIONS
 
 # Every chapter asks (issue 25).
 CHAPTERS_WITHOUT_QUESTIONS_YET: set[str] = set()
 
-QUESTIONS = questions_in_site()
 PAGES_AND_MODES = [(page, mode) for page in QUESTIONS for mode in ("light", "dark")]
 
 

@@ -32,6 +32,8 @@ from .conftest import MATHJAX_DONE, SITE, book_pages
 from .page_questions import answer_every_question, questions_in_site
 
 PAGES = book_pages()
+#: Each page that asks questions, with its questions (read once from the built pages).
+QUESTIONS = questions_in_site()
 CHAPTERS = [page for page in PAGES if page.startswith("notebooks/")]
 #: Each view: its width in CSS pixels and its colour mode.
 VIEWS = {"light": (1280, "light"), "dark": (1280, "dark"), "phone": (390, "light")}
@@ -150,7 +152,6 @@ def full_page_screenshots(page, path):
                         type="jpeg", quality=80, timeout=180_000)
 
 
-
 def open_context(browser, view: str):
     """A browser context for `view`, its pages opening in the view's colour mode as pydata-sphinx-theme stores a
     reader's choice (localStorage `mode`, from which its script sets `<html data-theme>`)."""
@@ -160,14 +161,20 @@ def open_context(browser, view: str):
     return context
 
 
-def visit(context, url):
-    """Load `url` in a new page of `context`, open it and read what it shows: INSPECT's record, with `problems`."""
-    page, problems = context.new_page(), []
-    watch(page, problems)
-    page.goto(url, wait_until="networkidle")
+def read(page) -> dict:
+    """Once `page` has loaded and MathJax has typeset it, open it (OPEN) and read what it shows (INSPECT)."""
+    page.wait_for_load_state("networkidle")
     page.evaluate(MATHJAX_DONE)
     page.evaluate(OPEN)
-    record = page.evaluate(INSPECT)
+    return page.evaluate(INSPECT)
+
+
+def visit(context, url):
+    """Load `url` in a new page of `context` and read it: INSPECT's record, with `problems`."""
+    page, problems = context.new_page(), []
+    watch(page, problems)
+    page.goto(url, wait_until="commit")
+    record = read(page)
     page.close()
     return {**record, "problems": problems}
 
@@ -187,7 +194,6 @@ class Tour:
 
     def __init__(self, browser, base_url: str, screenshots: Path | None = None):
         self.browser, self.base_url, self.screenshots = browser, base_url, screenshots
-        self.questions = dict(questions_in_site())
         self.visited: dict[str, Visited] = {}
 
     def pages(self, view: str) -> list[str]:
@@ -221,16 +227,16 @@ class Tour:
 
     def _record(self, view: str, path: str, page) -> dict:
         width, mode = VIEWS[view]
-        page.wait_for_load_state("networkidle")
-        page.evaluate(MATHJAX_DONE)
-        record = {"theme": page.evaluate("document.documentElement.dataset.theme")}
         if path in PAGES:
-            page.evaluate(OPEN)
-            record.update(page.evaluate(INSPECT))
+            record = read(page)
+        else:  # a generated page: only axe-core reads it
+            page.wait_for_load_state("networkidle")
+            record = {}
+        record["theme"] = page.evaluate("document.documentElement.dataset.theme")
         if width == 1280:
             record["axe"] = blocking_violations(page)  # the page as a reader has opened it, nothing answered
-        if width == 1280 and path in self.questions:
-            record["questions"] = answer_every_question(page, self.questions[path])
+        if width == 1280 and path in QUESTIONS:
+            record["questions"] = answer_every_question(page, QUESTIONS[path])
             record["questionsAxe"] = blocking_violations(page, "div.pe-question")  # each answered
         if mode == "dark" and path in CHAPTERS:
             record["cards"] = rendered_figures(page)

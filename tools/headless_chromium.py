@@ -26,6 +26,14 @@ MATHJAX_DONE = """async () => {
     await window.MathJax.startup.promise;
 }"""
 
+# Resolves once every animation and transition that ends has ended: what a reader has just opened (a
+# sphinx-togglebutton solution fades in over 0.3 s) is read at rest, not in a colour halfway to its own.
+SETTLED = """async () => {
+    const ending = document.getAnimations().filter(animation => animation.playState === 'running'
+        && animation.effect && animation.effect.getComputedTiming().endTime !== Infinity);
+    await Promise.all(ending.map(animation => animation.finished.catch(() => null)));
+}"""
+
 
 def launch(playwright):
     """Start headless Chromium; fail with a message naming the fix if it is not installed."""

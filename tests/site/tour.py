@@ -28,7 +28,7 @@ import pytest
 
 from .axe import blocking_violations
 from .cards import rendered_figures
-from .conftest import MATHJAX_DONE, SITE, book_pages
+from .conftest import MATHJAX_DONE, SETTLED, SITE, book_pages
 from .page_questions import answer_every_question, questions_in_site
 
 PAGES = book_pages()
@@ -53,7 +53,7 @@ def generated_pages(site: Path = SITE) -> list[str]:
     return GENERATED + found + ([str(sources[-1].relative_to(site))] if sources else [])
 
 
-# Open what a reader can open, and draw the explorable figures.
+# Open what a reader can open, and draw the explorable figures; then let what opened come to rest (SETTLED).
 OPEN = """async () => {
     window.dispatchEvent(new Event('beforeprint'));
     document.querySelectorAll('details').forEach(details => { details.open = true; });
@@ -166,6 +166,7 @@ def read(page) -> dict:
     page.wait_for_load_state("networkidle")
     page.evaluate(MATHJAX_DONE)
     page.evaluate(OPEN)
+    page.evaluate(SETTLED)
     return page.evaluate(INSPECT)
 
 

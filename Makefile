@@ -18,8 +18,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NBVAL := $(BIN)/python -m pytest --nbval --nbval-current-env -p no:cacheprovider -n auto --dist loadfile notebooks
 
 .DEFAULT_GOAL := book
-.PHONY: book pdf test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests screenshots \
-	browser-tests-light browser-tests-dark \
+.PHONY: book pdf site test unit-tests notebook-tests nbval nbval-emulated nbval-loaded browser-tests colab-tests screenshots \
+	browser-tests-only browser-tests-light browser-tests-dark \
 	linkcheck bench lab notebooks colab clean
 
 # Requirements are exact pins; the companion is installed editable, on top, without
@@ -72,16 +72,19 @@ pdf: $(INSTALLED) $(MATHJAX) $(VEGA) $(CHROMIUM)
 # Everything: the companion's tests and doctests; every chapter re-executed against its stored outputs
 # (strict nbval) here, and again as a new Colab user would run it, on an emulated plainer CPU; the book
 # build and its PDF; the rendered book and the PDF checked (browser, accessibility, links, search).
-# The three installs (Python packages, npm packages, Chromium) run side by side: each waits mostly on
-# downloads. Colab's environment (torch's 3 GB CUDA build) is then built in the background where this
-# machine lacks it, its download overlapping the unit tests; the Colab run waits for it (a lock). Left
-# running if the tests stop first, it finishes building that environment, which later runs reuse.
+# Colab's environment (torch's 3 GB CUDA build, in Colab's Python) is built in the background from the
+# start where this machine lacks it (it needs nothing of the book's): its download and unpacking take the
+# core that pip's install of the book's environment leaves idle; the Colab run waits for it (a lock). Left
+# running if the tests stop first, it finishes building that environment, which later runs reuse. The
+# three installs (Python packages, npm packages, Chromium) run side by side: each waits mostly on
+# downloads. The book and its PDF are built while the chapters run (Sphinx and the printing use one core
+# each, and nothing in them depends on the chapters' runs), then the browser tests check them.
 test:
+	@mkdir -p _build; $(PYTHON) tools/simulate_colab.py --prepare > _build/colab-prepare.log 2>&1 &
 	$(MAKE) -j3 --output-sync=target $(INSTALLED) $(NODE_MODULES) $(CHROMIUM)
-	@mkdir -p _build; $(BIN)/python tools/simulate_colab.py --prepare > _build/colab-prepare.log 2>&1 &
 	$(MAKE) unit-tests
-	$(MAKE) notebook-tests
-	$(MAKE) browser-tests
+	$(MAKE) -j3 --output-sync=target nbval colab-tests site
+	$(MAKE) browser-tests-only
 
 # One worker per core (pytest-xdist).
 unit-tests: $(INSTALLED) $(NODE_MODULES)
@@ -114,7 +117,17 @@ nbval-loaded: $(INSTALLED)
 # other test, the dark view's among them.
 BROWSER_TESTS := CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -p no:cacheprovider --durations=15
 
-browser-tests: book pdf $(CHROMIUM)
+browser-tests: site
+	$(MAKE) browser-tests-only
+
+# The book and its PDF, one after the other: the single-page build reuses the HTML build's Sphinx
+# environment (_build/.doctrees), which two builds side by side would both write.
+site: $(INSTALLED) $(MATHJAX) $(VEGA) $(CHROMIUM)
+	$(MAKE) book
+	$(MAKE) pdf
+
+# The browser tests of a book and PDF already built (`make browser-tests` builds them first).
+browser-tests-only: $(CHROMIUM)
 	$(MAKE) -j2 --output-sync=target browser-tests-light browser-tests-dark
 
 browser-tests-light:

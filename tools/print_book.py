@@ -244,7 +244,8 @@ def open_book(browser, base_url, root):
                       content_type="text/html; charset=utf-8")
 
     page.route(url, with_base)
-    page.goto(url, wait_until="networkidle")
+    # `make test` prints while the chapters run on every core: loading can outlast Playwright's 30 s default.
+    page.goto(url, wait_until="networkidle", timeout=300_000)
     page.evaluate(MATHJAX_DONE)
     page.evaluate(IMAGES_LOADED)
     problems = page.evaluate(CHECK)

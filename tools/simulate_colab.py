@@ -24,8 +24,9 @@ The environment (about 3 GB, mostly torch's CUDA build) is built once per machin
 clone, as pip keeps its cache: in ~/.cache/positional-encoding-book/colab-env (under $XDG_CACHE_HOME
 if set, or in $COLAB_ENV_DIR), so that a fresh clone (CI) does not install it again; it is reused
 while its package list and interpreter are unchanged and nothing else is installed in it; `--prepare` only
-builds it (a lock makes a second caller wait for it): `make test` starts that in the background once
-the book's environment is installed, so that its download overlaps the unit tests. The chapters run
+builds it (a lock makes a second caller wait for it), with no package of the book's environment (any
+Python 3.11+ runs it): `make test` starts that in the background at once, so that its download and
+unpacking overlap the book's own install. The chapters run
 in parallel, one per core, each worker in its own hard-linked copy of the environment.
 
 Usage: python tools/simulate_colab.py [colab/NN_name.ipynb ...]   (default: every reader notebook)
@@ -52,7 +53,6 @@ from pathlib import Path
 
 import cpu_conditions
 import scripted_learner
-from book_links import READER_NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parent.parent
 PREINSTALLED = ROOT / "tools" / "colab-preinstalled.txt"
@@ -312,5 +312,7 @@ if __name__ == "__main__":
         prepare_environment()
         print(f"Colab-like environment ready in {ENVIRONMENT} after {time.perf_counter() - began:.0f} s")
         sys.exit(0)
+    from book_links import READER_NOTEBOOKS  # needs the book's environment (nbformat, yaml); --prepare does not
+
     chosen = [Path(argument).resolve() for argument in sys.argv[1:]]
     sys.exit(main(chosen or sorted(READER_NOTEBOOKS.glob("*.ipynb")), workers=os.cpu_count() or 1))

@@ -6,7 +6,6 @@ settings: equal to float32 rounding in float32, and in float64 equal to the exac
 (:func:`companion.sinusoidal_encoding`) to a few units in the last place of the angle.
 """
 
-import math
 import re
 from pathlib import Path
 

@@ -26,12 +26,12 @@ MATHJAX_DONE = """async () => {
     await window.MathJax.startup.promise;
 }"""
 
-# Resolves once every animation and transition that ends has ended: what a reader has just opened (a
+# Brings every animation and transition that ends to its end: what a reader has just opened (a
 # sphinx-togglebutton solution fades in over 0.3 s) is read at rest, not in a colour halfway to its own.
-SETTLED = """async () => {
-    const ending = document.getAnimations().filter(animation => animation.playState === 'running'
-        && animation.effect && animation.effect.getComputedTiming().endTime !== Infinity);
-    await Promise.all(ending.map(animation => animation.finished.catch(() => null)));
+# Finished rather than awaited: a page in the background has its animations throttled (seconds, not 0.3 s).
+SETTLED = """() => {
+    document.getAnimations().filter(animation => animation.playState === 'running' && animation.effect
+        && animation.effect.getComputedTiming().endTime !== Infinity).forEach(animation => animation.finish());
 }"""
 
 

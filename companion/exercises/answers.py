@@ -494,7 +494,7 @@ class Function(Kind):
                 raise Refused(f"Calling {call} raised {type(error).__name__}: {error}") from None
             try:
                 results.append(self.result.coerce(returned))
-            except Refused as refused:
+            except Refused:
                 raise Refused(f"{call} returned {_name(returned)}: it should return {self.result.what}.") from None
         return tuple(results)
 

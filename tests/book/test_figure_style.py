@@ -4,7 +4,6 @@ where the book draws them: at least 10 CSS pixels in the desktop column, at leas
 import io
 
 import matplotlib
-import pytest
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

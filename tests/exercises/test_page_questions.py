@@ -6,7 +6,6 @@ The extension's reading of a question is checked too: it refuses a malformed one
 """
 
 import json
-import re
 import sys
 from pathlib import Path
 

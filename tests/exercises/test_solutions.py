@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion import loop_encoding, sinusoidal_encoding
-from companion.analysis.linearity import one_function_shift_matrix, rotation_matrix
+from companion import sinusoidal_encoding
+from companion.analysis.linearity import rotation_matrix
 from companion.exercises import check
 from companion.exercises.feedback import reset_hints
 from companion.exercises.registry import all_exercises

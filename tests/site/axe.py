@@ -1,6 +1,8 @@
 """axe-core (npm, pinned in package-lock.json), as the browser tests run it: WCAG 2 A and AA, serious or critical."""
 
-from .conftest import ROOT, SETTLED
+from headless_chromium import SETTLED
+
+from .conftest import ROOT
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # WCAG 2.0, 2.1 and 2.2, levels A and AA: axe-core's tags for them.
@@ -31,7 +33,7 @@ def source() -> str:
 
 def blocking_violations(page, selector: str | None = None) -> list[dict]:
     """The serious and critical violations axe-core finds on `page` (its script injected once), once nothing on
-    it is still moving (a solution fading in has, for 0.3 s, text paler than its own colour)."""
+    it has been brought to rest (a solution fading in has, for 0.3 s, text paler than its own colour)."""
     page.bring_to_front()  # a page in the background has its timers slowed, and axe-core with them
     page.evaluate(SETTLED)
     if not page.evaluate("typeof window.axe !== 'undefined'"):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from headless_chromium import MATHJAX_DONE, SETTLED, launch, serve
+from headless_chromium import MATHJAX_DONE, launch, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"

@@ -11,9 +11,10 @@ search, source pages) are checked.
 """
 
 import pytest
+from headless_chromium import SETTLED
 
 from .axe import blocking_violations, report
-from .conftest import SETTLED, load
+from .conftest import load
 from .tour import PAGES, generated_pages
 
 CHECKED = PAGES + generated_pages()
@@ -46,7 +47,7 @@ def test_axe_reports_what_it_should(reader, base_url):
 
 def test_axe_reads_an_opened_solution_at_rest(reader, base_url):
     """A solution a reader opens fades in (sphinx-togglebutton, 0.3 s): read before it ends, its links are paler
-    than their colour (axe-core once found 3.7:1 there, by timing alone). The checks wait for it (SETTLED)."""
+    than their colour (axe-core once found 3.7:1 there, by timing alone). The checks end it first (SETTLED)."""
     page = load(reader("light").new_page(), f"{base_url}/notebooks/experiment_reports.html")
     solution = page.locator("div.solution:has(a.reference) button.toggle-button").first
     solution.click()

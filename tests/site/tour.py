@@ -25,10 +25,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from headless_chromium import MATHJAX_DONE, SETTLED
 
 from .axe import blocking_violations
 from .cards import rendered_figures
-from .conftest import MATHJAX_DONE, SETTLED, SITE, book_pages
+from .conftest import SITE, book_pages
 from .page_questions import answer_every_question, questions_in_site
 
 PAGES = book_pages()
@@ -53,7 +54,7 @@ def generated_pages(site: Path = SITE) -> list[str]:
     return GENERATED + found + ([str(sources[-1].relative_to(site))] if sources else [])
 
 
-# Open what a reader can open, and draw the explorable figures; then let what opened come to rest (SETTLED).
+# Open what a reader can open, and draw the explorable figures (read() then brings what opened to rest: SETTLED).
 OPEN = """async () => {
     window.dispatchEvent(new Event('beforeprint'));
     document.querySelectorAll('details').forEach(details => { details.open = true; });

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._checks import check_base, check_count, check_d_model
-from ...analysis.distinguishability import similarity_scales, similarity_trend
+from ...analysis.distinguishability import similarity_trend
 from ...analysis.linearity import relative_dot_product
 from .figure import Explorable, choice, png, rounded, specification
 

@@ -77,8 +77,8 @@ pdf: $(INSTALLED) $(MATHJAX) $(VEGA) $(CHROMIUM)
 # core that pip's install of the book's environment leaves idle; the Colab run waits for it (a lock). Left
 # running if the tests stop first, it finishes building that environment, which later runs reuse. The
 # three installs (Python packages, npm packages, Chromium) run side by side: each waits mostly on
-# downloads. The book and its PDF are built while the chapters run (Sphinx and the printing use one core
-# each, and nothing in them depends on the chapters' runs), then the browser tests check them.
+# downloads. The book and its PDF are built while the chapters run (Sphinx and the printing take one core
+# at a time, and nothing in them depends on the chapters' runs), then the browser tests check them.
 test:
 	@mkdir -p _build; $(PYTHON) tools/simulate_colab.py --prepare > _build/colab-prepare.log 2>&1 &
 	$(MAKE) -j3 --output-sync=target $(INSTALLED) $(NODE_MODULES) $(CHROMIUM)
@@ -127,7 +127,7 @@ site: $(INSTALLED) $(MATHJAX) $(VEGA) $(CHROMIUM)
 	$(MAKE) pdf
 
 # The browser tests of a book and PDF already built (`make browser-tests` builds them first).
-browser-tests-only: $(CHROMIUM)
+browser-tests-only: $(INSTALLED) $(NODE_MODULES) $(CHROMIUM)
 	$(MAKE) -j2 --output-sync=target browser-tests-light browser-tests-dark
 
 browser-tests-light:

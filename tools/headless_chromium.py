@@ -30,8 +30,9 @@ MATHJAX_DONE = """async () => {
 # sphinx-togglebutton solution fades in over 0.3 s) is read at rest, not in a colour halfway to its own.
 # Finished rather than awaited: a page in the background has its animations throttled (seconds, not 0.3 s).
 SETTLED = """() => {
-    document.getAnimations().filter(animation => animation.playState === 'running' && animation.effect
-        && animation.effect.getComputedTiming().endTime !== Infinity).forEach(animation => animation.finish());
+    document.getAnimations().filter(animation => animation.playState === 'running' && animation.playbackRate !== 0
+        && animation.effect && animation.effect.getComputedTiming().endTime !== Infinity)
+        .forEach(animation => animation.finish());
 }"""
 
 

@@ -32,8 +32,8 @@ def source() -> str:
 
 
 def blocking_violations(page, selector: str | None = None) -> list[dict]:
-    """The serious and critical violations axe-core finds on `page` (its script injected once), once nothing on
-    it has been brought to rest (a solution fading in has, for 0.3 s, text paler than its own colour)."""
+    """The serious and critical violations axe-core finds on `page` (its script injected once), once what is
+    moving on it has been brought to rest (a solution fading in has, for 0.3 s, text paler than its own colour)."""
     page.bring_to_front()  # a page in the background has its timers slowed, and axe-core with them
     page.evaluate(SETTLED)
     if not page.evaluate("typeof window.axe !== 'undefined'"):

@@ -1,6 +1,10 @@
-"""tools/simulate_colab.py: what the Colab run compares with the committed notebook, and in which order it runs."""
+"""tools/simulate_colab.py: what the Colab run compares with the committed notebook, in which order it runs, and
+what preparing its environment needs."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 from book_links import READER_NOTEBOOKS
 from simulate_colab import LONGEST, compared, problems_with, text_outputs
@@ -45,3 +49,11 @@ def test_a_cell_tagged_for_nbval_is_not_compared_and_a_differing_output_is_a_pro
 
 def test_the_longest_chapter_it_starts_first_is_a_reader_notebook():
     assert (READER_NOTEBOOKS / f"{LONGEST}.ipynb").is_file()
+
+
+def test_preparing_colabs_environment_needs_only_the_standard_library():
+    """`make test` starts `simulate_colab.py --prepare` with the machine's python3 before the book's environment
+    exists: nothing it imports may come from outside the standard library (`-S`: no site-packages)."""
+    result = subprocess.run([sys.executable, "-S", "-c", "import sys; sys.path.insert(0, 'tools'); import simulate_colab"],
+                            cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
